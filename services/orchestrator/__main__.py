@@ -1,0 +1,7 @@
+"""`python -m services.orchestrator`."""
+
+import asyncio
+
+from services.orchestrator.server import main
+
+asyncio.run(main())

@@ -1,0 +1,159 @@
+"""The turn pipeline: a single-writer context, stage groups, checkpoints and resume.
+
+Stages are grouped; the items of a group run concurrently and an item may be a chain of stages
+run in order (srl → extraction runs concurrently with the rubric call). After each stage its output
+is checkpointed with the turn, so a turn that fails part-way resumes at the failed stage and reuses
+every stored output (LLM results included) instead of recomputing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import structlog
+from opentelemetry import trace
+
+from services.orchestrator.contracts import CONTRACTS, Contract, StageName
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
+
+C = TypeVar("C", bound=Contract)
+EventSink = Callable[[orchestrator_pb2.StreamTurnResponse], Awaitable[None]]
+CheckpointSink = Callable[[dict[str, Any]], Awaitable[None]]
+
+_log = structlog.get_logger("orchestrator.pipeline")
+_tracer = trace.get_tracer("interview.orchestrator.pipeline")
+
+
+class ContractError(RuntimeError):
+    """A programming error: a contract read before its stage wrote it, or written twice."""
+
+
+@dataclass
+class TurnInput:
+    """What the client submitted."""
+
+    session_id: str
+    turn_number: int
+    text: str
+    request_id: str | None
+
+
+@dataclass
+class PipelineContext:
+    """Carries the turn's input and the stage outputs; each output has exactly one writer."""
+
+    turn: TurnInput
+    emit: EventSink | None = None
+    started_at: float = field(default_factory=time.time)
+    _outputs: dict[StageName, Contract] = field(default_factory=dict)
+    timings: list[orchestrator_pb2.StageTiming] = field(default_factory=list)
+
+    def set(self, stage: StageName, output: Contract) -> None:
+        """Store a stage's output; a second write or a wrong type is a bug."""
+        if stage in self._outputs:
+            raise ContractError(f"{stage.value} output written twice")
+        expected = CONTRACTS[stage]
+        if not isinstance(output, expected):
+            raise ContractError(f"{stage.value} must write {expected.__name__}, not {type(output).__name__}")
+        self._outputs[stage] = output
+
+    def get(self, cls: type[C]) -> C:
+        """The output of type `cls`; raises when its stage has not run yet."""
+        for stage, contract in CONTRACTS.items():
+            if contract is cls:
+                output = self._outputs.get(stage)
+                if output is None:
+                    raise ContractError(f"{cls.__name__} read before stage {stage.value} wrote it")
+                assert isinstance(output, cls)
+                return output
+        raise ContractError(f"{cls.__name__} is not a stage contract")
+
+    def has(self, stage: StageName) -> bool:
+        """Whether the stage's output exists."""
+        return stage in self._outputs
+
+    def checkpoint_payload(self) -> dict[str, Any]:
+        """Every output so far as JSON (what the turn row stores)."""
+        return {stage.value: out.model_dump(mode="json") for stage, out in self._outputs.items()}
+
+    async def send(self, event: orchestrator_pb2.StreamTurnResponse) -> None:
+        """Forward an event to a streaming client, if any."""
+        if self.emit is not None:
+            await self.emit(event)
+
+
+class Stage(ABC):
+    """One pipeline stage: reads earlier contracts, writes its own."""
+
+    name: StageName
+
+    @abstractmethod
+    async def run(self, ctx: PipelineContext) -> Contract:
+        """Do the stage's work and return its output contract."""
+
+
+Chain = Sequence[Stage]
+Group = Sequence[Chain]
+
+
+class TurnPipeline:
+    """Runs groups of stage chains with checkpointing and resume."""
+
+    def __init__(self, groups: Sequence[Group], save_checkpoints: CheckpointSink) -> None:
+        self._groups = groups
+        self._save = save_checkpoints
+        self._save_lock = asyncio.Lock()
+
+    @property
+    def stage_names(self) -> list[StageName]:
+        """Every stage in execution order."""
+        return [stage.name for group in self._groups for chain in group for stage in chain]
+
+    async def run(self, ctx: PipelineContext, checkpoints: dict[str, Any]) -> None:
+        """Run every stage not already checkpointed; stored outputs are restored instead."""
+        for group in self._groups:
+            chains = [self._run_chain(ctx, chain, checkpoints) for chain in group]
+            results = await asyncio.gather(*chains, return_exceptions=True)
+            failures = [r for r in results if isinstance(r, BaseException)]
+            if failures:
+                raise failures[0]
+
+    async def _run_chain(self, ctx: PipelineContext, chain: Chain, checkpoints: dict[str, Any]) -> None:
+        for stage in chain:
+            await self._run_stage(ctx, stage, checkpoints)
+
+    async def _run_stage(self, ctx: PipelineContext, stage: Stage, checkpoints: dict[str, Any]) -> None:
+        stored = checkpoints.get(stage.name.value)
+        status = orchestrator_pb2.STAGE_STATUS_COMPLETED
+        started = time.perf_counter()
+        if stored is not None:
+            ctx.set(stage.name, CONTRACTS[stage.name].model_validate(stored))
+            status = orchestrator_pb2.STAGE_STATUS_REUSED
+        else:
+            await ctx.send(_stage_event(stage.name, orchestrator_pb2.STAGE_STATUS_STARTED, 0))
+            with _tracer.start_as_current_span(f"stage.{stage.name.value}") as span:
+                span.set_attribute("session.id", ctx.turn.session_id)
+                span.set_attribute("turn.number", ctx.turn.turn_number)
+                output = await stage.run(ctx)
+            ctx.set(stage.name, output)
+            if getattr(output, "skipped", False):
+                status = orchestrator_pb2.STAGE_STATUS_SKIPPED
+            async with self._save_lock:
+                await self._save(ctx.checkpoint_payload())
+        elapsed = int((time.perf_counter() - started) * 1000)
+        ctx.timings.append(
+            orchestrator_pb2.StageTiming(stage=stage.name.value, status=status, duration_ms=elapsed)
+        )
+        _log.debug("stage_done", stage=stage.name.value, status=status, ms=elapsed)
+        await ctx.send(_stage_event(stage.name, status, elapsed))
+
+
+def _stage_event(stage: StageName, status: int, elapsed_ms: int) -> orchestrator_pb2.StreamTurnResponse:
+    return orchestrator_pb2.StreamTurnResponse(
+        stage=orchestrator_pb2.StageEvent(stage=stage.value, status=status, duration_ms=elapsed_ms)  # type: ignore[arg-type]
+    )

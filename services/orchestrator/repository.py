@@ -1,0 +1,244 @@
+"""Persistence of sessions, utterances and turns (SQLAlchemy 2 async; SQLite or PostgreSQL).
+
+Every write is idempotent on its natural key, so a retried or resumed turn never duplicates data:
+utterances on (session, turn, speaker), turns on (session, turn), the session's turn counter only
+advances from `turn_number - 1` to `turn_number` (an optimistic guard under the session lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+from services.orchestrator.models import SessionRow, TurnRow, UtteranceRow
+from shared.errors import FailedPreconditionError, NotFoundError
+
+
+def _rowcount(result: object) -> int:
+    """Rows matched by an UPDATE/DELETE (a CursorResult attribute the generic Result type hides)."""
+    return int(getattr(result, "rowcount", 0))
+
+
+def utc_now() -> datetime:
+    """Timezone-aware now (stored as timestamptz on PostgreSQL)."""
+    return datetime.now(UTC)
+
+
+def utterance_id(session_id: str, turn_number: int, speaker: int) -> str:
+    """Deterministic utterance id, so a resumed turn reuses the same id (graph idempotency key)."""
+    role = "r" if speaker == 2 else "i"
+    return f"{session_id}:{turn_number}:{role}"
+
+
+class OrchestratorRepository:
+    """Data access for the orchestrator's own tables."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine (the session lock needs a dedicated connection on PostgreSQL)."""
+        return self._engine
+
+    # -- sessions --------------------------------------------------------------------------
+    async def create_session(self, row: SessionRow, opening_question: str) -> SessionRow:
+        """Insert a session with its opening question (turn 0) in one transaction."""
+        async with self._sessions.begin() as db:
+            db.add(row)
+            await db.flush()
+            db.add(
+                UtteranceRow(
+                    id=utterance_id(row.id, 0, 1),
+                    session_id=row.id,
+                    turn_number=0,
+                    speaker=1,
+                    text=opening_question,
+                    created_at=row.created_at,
+                )
+            )
+        return row
+
+    async def get_session(self, session_id: str) -> SessionRow:
+        """The session, or NotFoundError."""
+        async with self._sessions() as db:
+            row = await db.get(SessionRow, session_id)
+        if row is None:
+            raise NotFoundError("session", session_id)
+        return row
+
+    async def find_by_create_request(self, request_id: str) -> SessionRow | None:
+        """The session created by an earlier CreateSession with this request id, if any."""
+        async with self._sessions() as db:
+            result = await db.execute(select(SessionRow).where(SessionRow.create_request_id == request_id))
+            return result.scalar_one_or_none()
+
+    async def list_sessions(
+        self, status: str | None, offset: int, limit: int
+    ) -> tuple[list[SessionRow], int]:
+        """A page of sessions, newest first, and the total count."""
+        query = select(SessionRow)
+        count = select(func.count()).select_from(SessionRow)
+        if status:
+            query = query.where(SessionRow.status == status)
+            count = count.where(SessionRow.status == status)
+        query = query.order_by(SessionRow.created_at.desc(), SessionRow.id).offset(offset).limit(limit)
+        async with self._sessions() as db:
+            rows = list((await db.execute(query)).scalars())
+            total = int((await db.execute(count)).scalar_one())
+        return rows, total
+
+    async def update_session(self, session_id: str, **values: Any) -> SessionRow:
+        """Set columns of a session (status changes) and return it."""
+        values["updated_at"] = utc_now()
+        async with self._sessions.begin() as db:
+            result = await db.execute(update(SessionRow).where(SessionRow.id == session_id).values(**values))
+            if _rowcount(result) == 0:
+                raise NotFoundError("session", session_id)
+        return await self.get_session(session_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session with its utterances and turns."""
+        async with self._sessions.begin() as db:
+            await db.execute(delete(TurnRow).where(TurnRow.session_id == session_id))
+            await db.execute(delete(UtteranceRow).where(UtteranceRow.session_id == session_id))
+            result = await db.execute(delete(SessionRow).where(SessionRow.id == session_id))
+            if _rowcount(result) == 0:
+                raise NotFoundError("session", session_id)
+
+    # -- utterances ------------------------------------------------------------------------
+    async def save_utterance(self, session_id: str, turn_number: int, speaker: int, text: str) -> str:
+        """Insert an utterance unless it exists (same key); returns its id."""
+        ident = utterance_id(session_id, turn_number, speaker)
+        async with self._sessions() as db:
+            existing = await db.get(UtteranceRow, ident)
+            if existing is not None:
+                return ident
+            try:
+                async with db.begin():
+                    await db.execute(
+                        insert(UtteranceRow).values(
+                            id=ident,
+                            session_id=session_id,
+                            turn_number=turn_number,
+                            speaker=speaker,
+                            text=text,
+                            created_at=utc_now(),
+                        )
+                    )
+            except IntegrityError:
+                pass  # a concurrent retry inserted it first: same key, same content
+        return ident
+
+    async def list_utterances(self, session_id: str) -> list[UtteranceRow]:
+        """The transcript in order."""
+        async with self._sessions() as db:
+            result = await db.execute(
+                select(UtteranceRow)
+                .where(UtteranceRow.session_id == session_id)
+                .order_by(UtteranceRow.turn_number, UtteranceRow.speaker.desc())
+            )
+            return list(result.scalars())
+
+    # -- turns -----------------------------------------------------------------------------
+    async def get_turn(self, session_id: str, turn_number: int) -> TurnRow | None:
+        """The turn row, if the turn was ever started."""
+        async with self._sessions() as db:
+            return await db.get(TurnRow, (session_id, turn_number))
+
+    async def list_completed_turns(self, session_id: str) -> list[TurnRow]:
+        """Completed turns in order (exports)."""
+        async with self._sessions() as db:
+            result = await db.execute(
+                select(TurnRow)
+                .where(TurnRow.session_id == session_id, TurnRow.status == "completed")
+                .order_by(TurnRow.turn_number)
+            )
+            return list(result.scalars())
+
+    async def begin_turn(
+        self, session_id: str, turn_number: int, text: str, request_id: str | None
+    ) -> TurnRow:
+        """Start a turn, or return the earlier attempt of the same turn (to resume it).
+
+        The answer is stored here, before any LLM work. A retry must carry the same answer: a
+        different text for a turn whose answer is already stored is refused.
+        """
+        async with self._sessions() as db, db.begin():
+            row = await db.get(TurnRow, (session_id, turn_number), with_for_update=True)
+            if row is None:
+                row = TurnRow(
+                    session_id=session_id,
+                    turn_number=turn_number,
+                    request_id=request_id or None,
+                    answer_text=text,
+                    status="in_progress",
+                    checkpoints={},
+                    attempts=1,
+                    started_at=utc_now(),
+                )
+                db.add(row)
+                return row
+            if row.answer_text != text:
+                raise FailedPreconditionError(
+                    f"turn {turn_number} already has a stored answer; resubmit the same text to resume it",
+                    metadata={"turn_number": str(turn_number)},
+                )
+            if row.status != "completed":
+                row.attempts += 1
+                row.status = "in_progress"
+            return row
+
+    async def save_checkpoint(self, session_id: str, turn_number: int, checkpoints: dict[str, Any]) -> None:
+        """Replace the turn's checkpoints (all completed stage outputs so far)."""
+        async with self._sessions.begin() as db:
+            await db.execute(
+                update(TurnRow)
+                .where(TurnRow.session_id == session_id, TurnRow.turn_number == turn_number)
+                .values(checkpoints=dict(checkpoints))
+            )
+
+    async def fail_turn(self, session_id: str, turn_number: int, code: str, message: str) -> None:
+        """Mark a turn failed; its checkpoints stay for the resume."""
+        async with self._sessions.begin() as db:
+            await db.execute(
+                update(TurnRow)
+                .where(
+                    TurnRow.session_id == session_id,
+                    TurnRow.turn_number == turn_number,
+                    TurnRow.status != "completed",
+                )
+                .values(status="failed", error_code=code, error_message=message[:2000])
+            )
+
+    async def complete_turn(
+        self, session_id: str, turn_number: int, result: bytes, session_values: dict[str, Any]
+    ) -> None:
+        """Advance the session and store the turn's result atomically (stage 10)."""
+        now = utc_now()
+        session_values = {**session_values, "turn_count": turn_number, "updated_at": now}
+        async with self._sessions.begin() as db:
+            advanced = await db.execute(
+                update(SessionRow)
+                .where(SessionRow.id == session_id, SessionRow.turn_count == turn_number - 1)
+                .values(**session_values)
+            )
+            if _rowcount(advanced) != 1:
+                raise FailedPreconditionError(f"turn {turn_number} was completed concurrently")
+            await db.execute(
+                update(TurnRow)
+                .where(TurnRow.session_id == session_id, TurnRow.turn_number == turn_number)
+                .values(
+                    status="completed", result=result, completed_at=now, error_code=None, error_message=None
+                )
+            )
+
+    async def turn_results(self, session_id: str) -> Sequence[bytes]:
+        """Serialized TurnResults of the completed turns, in order."""
+        return [t.result for t in await self.list_completed_turns(session_id) if t.result is not None]

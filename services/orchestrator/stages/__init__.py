@@ -1,0 +1,1 @@
+"""The twelve pipeline stages, one class each (see `services.orchestrator.pipeline`)."""

@@ -1,0 +1,183 @@
+"""Stages 1-3: context loading, utterance saving, preprocessing, extraction and the rubric."""
+
+from __future__ import annotations
+
+from services.orchestrator.contracts import (
+    ContextLoadingOutput,
+    ExtractionOutput,
+    RubricOutput,
+    SessionState,
+    SrlOutput,
+    StageName,
+    UtteranceSavingOutput,
+)
+from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.stages.common import StageDeps, depth_score
+from shared.errors import FailedPreconditionError
+from shared.gen.interview.common.v1 import common_pb2
+from shared.gen.interview.extraction.v1 import extraction_pb2
+from shared.gen.interview.graph.v1 import graph_pb2
+from shared.gen.interview.scoring.v1 import scoring_pb2
+
+RESPONDENT = common_pb2.SPEAKER_RESPONDENT
+INTERVIEWER = common_pb2.SPEAKER_INTERVIEWER
+# Intents after which the answer carries no content to extract.
+NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
+# Up to this many existing nodes go to extraction as-is; beyond, the most relevant by embedding.
+EXISTING_NODE_LIMIT = 80
+
+
+class ContextLoadingStage(Stage):
+    """Stage 1: load the session, its state, tracker and recent conversation from storage."""
+
+    name = StageName.CONTEXT_LOADING
+
+    def __init__(self, d: StageDeps) -> None:
+        self._d = d
+
+    async def run(self, ctx: PipelineContext) -> ContextLoadingOutput:
+        session = await self._d.repo.get_session(ctx.turn.session_id)
+        if session.turn_count + 1 != ctx.turn.turn_number:
+            raise FailedPreconditionError(
+                f"expected turn_number {session.turn_count + 1}",
+                metadata={"expected_turn_number": str(session.turn_count + 1)},
+            )
+        utterances = await self._d.repo.list_utterances(session.id)
+        questions = [u for u in utterances if u.speaker == INTERVIEWER]
+        previous = next(
+            (u.text for u in reversed(questions) if u.turn_number == ctx.turn.turn_number - 1), ""
+        )
+        recent = [
+            common_pb2.ConversationTurn(
+                speaker=u.speaker,  # type: ignore[arg-type]
+                text=u.text,
+                turn_number=u.turn_number,
+                utterance_id=u.id,
+            )
+            for u in utterances[-self._d.settings.recent_turns :]
+        ]
+        concept = common_pb2.Concept(**session.concept)
+        return ContextLoadingOutput(
+            session_id=session.id,
+            methodology=session.methodology,
+            concept=concept,
+            turn_number=ctx.turn.turn_number,
+            max_turns=session.max_turns,
+            previous_question=previous,
+            recent_turns=recent,
+            previous_questions=[q.text for q in questions],
+            state=SessionState.model_validate(session.state or {}),
+            tracker=session.node_tracker_state or {},
+            canonical_enabled=session.canonical_enabled and self._d.settings.enable_canonical_slots,
+            slot_mode=self._d.settings.canonical_slots_mode,
+        )
+
+
+class UtteranceSavingStage(Stage):
+    """Stage 2: persist the answer as an utterance (idempotent on session, turn, speaker)."""
+
+    name = StageName.UTTERANCE_SAVING
+
+    def __init__(self, d: StageDeps) -> None:
+        self._d = d
+
+    async def run(self, ctx: PipelineContext) -> UtteranceSavingOutput:
+        ident = await self._d.repo.save_utterance(
+            ctx.turn.session_id, ctx.turn.turn_number, RESPONDENT, ctx.turn.text
+        )
+        return UtteranceSavingOutput(
+            turn_number=ctx.turn.turn_number, user_utterance_id=ident, text=ctx.turn.text
+        )
+
+
+class SrlStage(Stage):
+    """Stage 2.5: linguistic preprocessing and the respondent's intent (extraction service)."""
+
+    name = StageName.SRL
+
+    def __init__(self, d: StageDeps) -> None:
+        self._d = d
+
+    async def run(self, ctx: PipelineContext) -> SrlOutput:
+        loaded = ctx.get(ContextLoadingOutput)
+        request = extraction_pb2.PreprocessRequest(
+            text=ctx.turn.text, question=loaded.previous_question, enable_srl=self._d.settings.enable_srl
+        )
+        response: extraction_pb2.PreprocessResponse = await self._d.deps(
+            self._d.deps.extraction.Preprocess, request, service="extraction"
+        )
+        intent = response.intent.intent or common_pb2.RESPONDENT_INTENT_ANSWER
+        return SrlOutput(preprocess=response, intent=intent, intent_confidence=response.intent.confidence)
+
+
+class ExtractionStage(Stage):
+    """Stage 3: concepts and relationships of the answer (extraction service; LLM #1)."""
+
+    name = StageName.EXTRACTION
+
+    def __init__(self, d: StageDeps) -> None:
+        self._d = d
+
+    async def run(self, ctx: PipelineContext) -> ExtractionOutput:
+        loaded = ctx.get(ContextLoadingOutput)
+        saved = ctx.get(UtteranceSavingOutput)
+        srl = ctx.get(SrlOutput)
+        if srl.intent in NO_EXTRACTION_INTENTS:
+            return ExtractionOutput(
+                response=extraction_pb2.ExtractResponse(skipped=True, skip_reason="clarification request"),
+                skipped_for_intent=True,
+            )
+        existing = await self._existing_nodes(loaded.session_id, ctx.turn.text)
+        request = extraction_pb2.ExtractRequest(
+            session_id=loaded.session_id,
+            utterance_id=saved.user_utterance_id,
+            text=ctx.turn.text,
+            question=loaded.previous_question,
+            recent_turns=loaded.recent_turns,
+            methodology=loaded.methodology,
+            concept=loaded.concept,
+            existing_nodes=existing,
+            srl=srl.preprocess,
+        )
+        response: extraction_pb2.ExtractResponse = await self._d.deps(
+            self._d.deps.extraction.Extract, request, service="extraction"
+        )
+        return ExtractionOutput(response=response)
+
+    async def _existing_nodes(self, session_id: str, text: str) -> list[extraction_pb2.ExistingNode]:
+        """All existing nodes when few, else the most relevant to the answer by embedding."""
+        listing: graph_pb2.ListNodesResponse = await self._d.deps(
+            self._d.deps.graph.ListNodes,
+            graph_pb2.ListNodesRequest(session_id=session_id, page_size=EXISTING_NODE_LIMIT),
+            service="graph_store",
+        )
+        nodes = list(listing.nodes)
+        if listing.total_size > EXISTING_NODE_LIMIT:
+            found: graph_pb2.SearchNodesResponse = await self._d.deps(
+                self._d.deps.graph.SearchNodes,
+                graph_pb2.SearchNodesRequest(session_id=session_id, query=text, limit=EXISTING_NODE_LIMIT),
+                service="graph_store",
+            )
+            nodes = [r.node for r in found.results]
+        return [
+            extraction_pb2.ExistingNode(node_id=n.id, label=n.label, node_type=n.node_type) for n in nodes
+        ]
+
+
+class RubricStage(Stage):
+    """The rubric call (LLM #1'), concurrent with extraction: it needs only question and answer."""
+
+    name = StageName.RUBRIC
+
+    def __init__(self, d: StageDeps) -> None:
+        self._d = d
+
+    async def run(self, ctx: PipelineContext) -> RubricOutput:
+        loaded = ctx.get(ContextLoadingOutput)
+        request = scoring_pb2.ScoreResponseRequest(
+            session_id=loaded.session_id, question=loaded.previous_question, answer=ctx.turn.text
+        )
+        response: scoring_pb2.ScoreResponseResponse = await self._d.deps(
+            self._d.deps.scoring.ScoreResponse, request, service="scoring"
+        )
+        return RubricOutput(rubric=response.rubric, depth_score=depth_score(list(response.rubric.scores)))

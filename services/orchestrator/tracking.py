@@ -1,0 +1,111 @@
+"""Node tracker glue: proto conversion, canonical key resolution, and the per-turn updates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from shared.gen.interview.common.v1 import common_pb2
+from shared.gen.interview.graph.v1 import graph_pb2
+from shared.node_tracker import GraphChangeSummary, NodeStateTracker
+
+
+def load_tracker(
+    data: Mapping[str, Any] | None, slot_ids: Mapping[str, str] | None = None
+) -> NodeStateTracker:
+    """Rebuild the tracker; with `slot_ids` surface ids resolve to slots on every path."""
+    resolve = None
+    if slot_ids:
+        mapping = dict(slot_ids)
+
+        def resolve(node_id: str) -> str:
+            return mapping.get(node_id, node_id)
+
+    tracker = NodeStateTracker.from_dict(data, resolve=resolve)
+    if resolve is not None:
+        tracker.reconcile()
+    return tracker
+
+
+def surface_ids(tracker: NodeStateTracker) -> list[str]:
+    """Every surface node id the tracker aggregates (for slot resolution)."""
+    ids: list[str] = []
+    for key, state in tracker.states.items():
+        ids.extend(state.surface_node_ids or [key])
+    return ids
+
+
+def apply_graph_update(
+    tracker: NodeStateTracker, update: graph_pb2.ApplyExtractionResponse, turn_number: int
+) -> None:
+    """Register new nodes, count new edges, and attribute the yield to the previous focus."""
+    tracker.advance_to(turn_number)
+    for node in update.nodes_created:
+        tracker.register_node(
+            node.id,
+            turn_number,
+            label=node.label,
+            node_type=node.node_type,
+            depth=node.level,
+            level=node.level,
+            is_terminal=node.is_terminal,
+        )
+    for edge in update.edges_created:
+        for end in (edge.source_node_id, edge.target_node_id):
+            if tracker.get_state(end) is None:
+                # An edge to a node created before tracking existed (or by another path): track it.
+                tracker.register_node(end, turn_number, label=end)
+        tracker.update_edge(edge.source_node_id, edge.target_node_id)
+    focus = tracker.previous_focus
+    if focus is not None and focus in tracker.states:
+        changes = GraphChangeSummary(
+            nodes_added=len(update.nodes_created),
+            edges_added=len(update.edges_created),
+        )
+        tracker.record_yield(focus, turn_number, changes)
+
+
+def to_proto(tracker: NodeStateTracker) -> common_pb2.NodeTrackerState:
+    """The tracker as the scoring service reads it."""
+    out = common_pb2.NodeTrackerState(schema_version=1, previous_focus=tracker.previous_focus or "")
+    for state in tracker.states.values():
+        out.states.append(
+            common_pb2.NodeState(
+                node_id=state.node_id,
+                label=state.label,
+                created_at_turn=state.created_at_turn,
+                depth=state.depth,
+                node_type=state.node_type,
+                is_terminal=state.is_terminal,
+                level=state.level,
+                focus_count=state.focus_count,
+                last_focus_turn=state.last_focus_turn or 0,
+                turns_since_last_focus=state.turns_since_last_focus,
+                current_focus_streak=state.current_focus_streak,
+                last_yield_turn=state.last_yield_turn or 0,
+                turns_since_last_yield=state.turns_since_last_yield,
+                yield_count=state.yield_count,
+                yield_rate=state.yield_rate,
+                all_response_depths=list(state.all_response_depths),
+                connected_node_ids=sorted(state.connected_node_ids),
+                edge_count_outgoing=state.edge_count_outgoing,
+                edge_count_incoming=state.edge_count_incoming,
+                strategy_usage_count=dict(state.strategy_usage_count),
+                last_strategy_used=state.last_strategy_used or "",
+                consecutive_same_strategy=state.consecutive_same_strategy,
+            )
+        )
+    return out
+
+
+def first_surface_id(tracker: NodeStateTracker, key: str) -> str:
+    """A surface node id behind a tracking key (the key itself when it is a surface id)."""
+    state = tracker.states.get(key)
+    if state is not None and state.surface_node_ids:
+        return state.surface_node_ids[0]
+    return key
+
+
+def focused_nodes(tracker: NodeStateTracker) -> Iterable[tuple[int, int]]:
+    """(focus_count, turns_since_last_yield) per tracked node (the exhaustion rule)."""
+    return [(s.focus_count, s.turns_since_last_yield) for s in tracker.states.values()]
