@@ -1,0 +1,139 @@
+"""Every shipped methodology and concept loads, and the registries behave as documented."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shared.errors import NotFoundError
+from shared.methodology import ConceptRegistry, MethodologyRegistry
+from shared.methodology_models import InterviewPhase, NodeBinding
+
+CONFIG = Path(__file__).resolve().parents[3] / "config"
+METHODOLOGIES = [
+    "critical_incident",
+    "customer_journey_mapping",
+    "jobs_to_be_done",
+    "means_end_chain",
+    "repertory_grid",
+]
+
+
+@pytest.fixture(scope="module")
+def methodologies() -> MethodologyRegistry:
+    return MethodologyRegistry(CONFIG)
+
+
+@pytest.fixture(scope="module")
+def concepts(methodologies: MethodologyRegistry) -> ConceptRegistry:
+    return ConceptRegistry(CONFIG, methodologies)
+
+
+def test_all_five_methodologies_ship(methodologies: MethodologyRegistry) -> None:
+    assert methodologies.names() == METHODOLOGIES
+    assert [m.name for m in methodologies.all()] == METHODOLOGIES
+
+
+@pytest.mark.parametrize("name", METHODOLOGIES)
+def test_methodology_shape(methodologies: MethodologyRegistry, name: str) -> None:
+    cfg = methodologies.get(name)
+    assert cfg.method.goal and cfg.method.opening_bias and cfg.method.description
+    assert 6 <= len(cfg.strategies) <= 8
+    assert set(cfg.phases) == set(InterviewPhase)
+    assert all(s.description.strip() for s in cfg.strategies)
+    assert all(n.description and n.examples for n in cfg.ontology.nodes)
+    assert any(n.terminal for n in cfg.ontology.nodes)
+    assert cfg.ontology.extraction_guidelines
+    assert cfg.level_count >= 4
+    # every strategy can be told apart from "do nothing"
+    assert all(s.signal_weights for s in cfg.strategies)
+    # node-bound strategies avoid exhausted nodes
+    for s in cfg.strategies:
+        if s.node_binding is NodeBinding.REQUIRED:
+            assert s.signal_weights.get("graph.node.exhausted.true", 0) < 0, s.name
+
+
+@pytest.mark.parametrize("name", METHODOLOGIES)
+def test_repetition_is_penalised_on_every_strategy_but_close(
+    methodologies: MethodologyRegistry, name: str
+) -> None:
+    for s in methodologies.get(name).strategies:
+        if s.generates_closing_question:
+            continue
+        assert s.signal_weights.get("temporal.strategy_repetition_count", 0) < 0, s.name
+        if s.node_binding is NodeBinding.REQUIRED:
+            assert s.signal_weights.get("technique.node.strategy_repetition.high", 0) < 0, s.name
+
+
+@pytest.mark.parametrize("name", [n for n in METHODOLOGIES if n != "repertory_grid"])
+def test_revises_edge_for_corrections(methodologies: MethodologyRegistry, name: str) -> None:
+    cfg = methodologies.get(name)
+    revises = cfg.edge_type("revises")
+    assert revises is not None
+    assert {(n.name, n.name) for n in cfg.ontology.nodes} == set(revises.permitted_connections)
+
+
+def test_repertory_grid_has_triad_and_poles(methodologies: MethodologyRegistry) -> None:
+    cfg = methodologies.get("repertory_grid")
+    assert cfg.strategy("triad_elicitation") is not None
+    assert cfg.node_type("emergent_pole") is not None and cfg.node_type("implicit_pole") is not None
+    contrast = cfg.edge_type("contrasts_with")
+    assert contrast is not None and contrast.permitted_connections == (("emergent_pole", "implicit_pole"),)
+
+
+def test_means_end_chain_levels(methodologies: MethodologyRegistry) -> None:
+    cfg = methodologies.get("means_end_chain")
+    levels = [(n.name, n.level, n.terminal) for n in cfg.ontology.nodes]
+    assert levels == [
+        ("attribute", 1, False),
+        ("functional_consequence", 2, False),
+        ("psychosocial_consequence", 3, False),
+        ("instrumental_value", 4, False),
+        ("terminal_value", 5, True),
+    ]
+
+
+def test_concepts_cover_every_methodology(concepts: ConceptRegistry) -> None:
+    assert {c.methodology for c in concepts.all()} == set(METHODOLOGIES)
+    for c in concepts.all():
+        assert c.objective.strip() and c.vocabulary
+        assert c.max_turns is None or c.max_turns >= 6
+
+
+def test_concept_objective_under_context_is_accepted(concepts: ConceptRegistry) -> None:
+    assert "jobs people hire coffee" in concepts.get("coffee_jtbd").objective
+
+
+def test_unknown_names_are_not_found(methodologies: MethodologyRegistry, concepts: ConceptRegistry) -> None:
+    with pytest.raises(NotFoundError) as info:
+        methodologies.get("laddering")
+    assert (info.value.kind, info.value.ident) == ("methodology", "laddering")
+    with pytest.raises(NotFoundError):
+        methodologies.get("../concepts/headphones_mec")
+    with pytest.raises(NotFoundError):
+        concepts.get("tea_mec")
+    assert "laddering" not in methodologies and "means_end_chain" in methodologies
+
+
+def test_registry_accepts_root_or_folder_and_caches(tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    shutil.copytree(CONFIG / "methodologies", folder)
+    registry = MethodologyRegistry(folder)
+    first = registry.get("means_end_chain")
+    # cached: a later edit of the file is not re-read
+    (folder / "means_end_chain.yaml").write_text("not: [valid", encoding="utf-8")
+    assert registry.get("means_end_chain") is first
+    assert MethodologyRegistry(CONFIG / "methodologies").names() == METHODOLOGIES
+
+
+def test_concept_registry_from_concepts_folder(methodologies: MethodologyRegistry) -> None:
+    registry = ConceptRegistry(CONFIG / "concepts", methodologies)
+    assert "headphones_mec" in registry.ids()
+    assert registry.get("headphones_mec").methodology == "means_end_chain"
+
+
+def test_empty_config_dir(tmp_path: Path) -> None:
+    assert MethodologyRegistry(tmp_path / "missing").names() == []
+    assert ConceptRegistry(tmp_path).all() == []
