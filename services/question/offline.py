@@ -1,0 +1,190 @@
+"""The offline (`local`) question engine: deterministic, rule-based, no API key needed.
+
+It is what a new user meets first, so it must read like a competent interviewer: questions come
+from per-strategy, per-methodology templates (`templates`) that name the focus concept, several
+variants each. The variant is chosen deterministically from (session_id, turn_number) and a
+question already asked in the session (the request carries them) is never asked again verbatim:
+the engine moves on to the next variant, then to related families, then to re-worded lead-ins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+
+from services.question import templates as tpl
+from services.question.models import FollowUpRequest, RespondentIntent
+from services.question.prompts import effective_focus_mode
+from services.question.text import (
+    clean_label,
+    has_placeholder,
+    join_labels,
+    lower_first,
+    normalise_question,
+    topic_phrase,
+)
+from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
+
+_PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
+_SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
+_REWORDINGS: tuple[str, ...] = (
+    "Coming back to {focus} for a moment, ",
+    "Let me ask about {focus} another way: ",
+    "Thinking again about {focus}, ",
+)
+_SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
+
+
+def stable_index(*parts: object) -> int:
+    """A process-independent hash of `parts` (Python's `hash` is salted per process)."""
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def is_plural(label: str) -> bool:
+    """A rough number check on the head (last) word of a noun phrase, for verb agreement."""
+    words = label.lower().split()
+    if not words:
+        return False
+    last = words[-1]
+    if last in _PLURAL_WORDS:
+        return True
+    return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 3
+
+
+def agreement(label: str) -> dict[str, str]:
+    """Verb forms that agree with `label` ({is}, {does}, {was}, {has})."""
+    plural = is_plural(label)
+    return {
+        "is": "are" if plural else "is",
+        "does": "do" if plural else "does",
+        "was": "were" if plural else "was",
+        "has": "have" if plural else "has",
+    }
+
+
+def render_chain(labels: Sequence[str], methodology: str) -> str | None:
+    """The longest chain as a clause ("a leads to b, and that leads to c"), or None if too short.
+
+    Journeys and incidents are sequences ("first a, then b, then c"), other methods causal chains.
+    """
+    cleaned = [c for c in (clean_label(x) for x in labels) if c][:4]
+    if len(cleaned) < 2:
+        return None
+    if tpl.method_key(methodology) in _SEQUENCE_CHAINS:
+        return "first " + ", then ".join(cleaned)
+    verb = "lead to" if is_plural(cleaned[0]) else "leads to"
+    return f"{cleaned[0]} {verb} {cleaned[1]}" + "".join(f", and that leads to {c}" for c in cleaned[2:])
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str | None:
+    try:
+        text = template.format_map(values)
+    except KeyError:
+        return None  # a placeholder with no value for this request: skip the template
+    return None if has_placeholder(text) else text
+
+
+class FollowUpComposer:
+    """Chooses and renders one follow-up question for a request."""
+
+    def __init__(
+        self, request: FollowUpRequest, methodology: MethodologyConfig, strategy: StrategyConfig
+    ) -> None:
+        self._request = request
+        self._methodology = methodology
+        self._mode = effective_focus_mode(request, strategy)
+        self._family = tpl.family_for(strategy)
+        self._topic = topic_phrase(request.concept)
+        self._seed = stable_index(request.session_id, request.turn_number)
+        self._asked = {normalise_question(q) for q in request.previous_questions}
+
+    @property
+    def family(self) -> str:
+        """The template family the strategy maps to."""
+        return self._family
+
+    def _values(self) -> dict[str, str]:
+        req = self._request
+        focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
+        subject = focus or self._topic
+        values = {"topic": self._topic, "focus": subject, **agreement(subject)}
+        labels = [c for c in (clean_label(x) for x in req.graph_summary.node_labels) if c]
+        summary = join_labels([*labels, *req.graph_summary.longest_chain_labels], 3)
+        if summary:
+            values["summary"] = summary
+        chain = render_chain(req.graph_summary.longest_chain_labels, self._methodology.name)
+        if chain:
+            values["chain"] = chain
+        triad = self._triad(focus, labels)
+        if triad:
+            values.update(zip(("a", "b", "c"), triad, strict=True))
+        return values
+
+    def _triad(self, focus: str, labels: list[str]) -> tuple[str, str, str] | None:
+        distinct = list(dict.fromkeys(lab for lab in labels if lab.lower() != focus.lower()))[:6]
+        if focus:
+            if len(distinct) < 2:
+                return None
+            pairs = list(itertools.combinations(distinct, 2))
+            b, c = pairs[self._seed % len(pairs)]
+            return focus, b, c
+        if len(distinct) < 3:
+            return None
+        triples = list(itertools.combinations(distinct, 3))
+        a, b, c = triples[self._seed % len(triples)]
+        return a, b, c
+
+    def _mode_templates(self, family: str) -> list[str]:
+        out: list[str] = []
+        for templates in tpl.templates_for(family, self._methodology.name):
+            if self._mode is FocusMode.TOPIC:
+                chosen = templates.topic or templates.node
+            elif self._mode is FocusMode.SUMMARY:
+                chosen = templates.summary or templates.topic or templates.node
+            else:
+                chosen = templates.node
+            out.extend(t for t in chosen if t not in out)
+        return out
+
+    def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
+        pool = [text for t in self._mode_templates(family) if (text := _fill(t, values)) is not None]
+        if not pool:
+            return []
+        start = stable_index(self._seed, family) % len(pool)
+        return pool[start:] + pool[:start]
+
+    def _candidates(self) -> Iterator[str]:
+        values = self._values()
+        families = [self._family, *tpl.FALLBACKS.get(self._family, ()), *tpl.LAST_RESORT]
+        ordered = list(dict.fromkeys(families))
+        for family in ordered:
+            yield from self._rendered(family, values)
+        for prefix in _REWORDINGS:
+            lead = prefix.format(focus=values["focus"])
+            for family in ordered:
+                for question in self._rendered(family, values):
+                    yield lead + lower_first(question)
+
+    def compose(self) -> str:
+        """The first candidate not asked before, with the respondent-intent lead-in (if any)."""
+        first: str | None = None
+        for question in self._candidates():
+            first = first or question
+            final = self._with_intent(question)
+            if (
+                normalise_question(question) not in self._asked
+                and normalise_question(final) not in self._asked
+            ):
+                return final
+        # Every variant was asked already (hundreds of turns): repeat rather than fail.
+        return self._with_intent(first or f"What else would you like to tell me about {self._topic}?")
+
+    def _with_intent(self, question: str) -> str:
+        intent = self._request.respondent_intent
+        if intent is RespondentIntent.SKIP_REQUEST:
+            return "No problem, let's leave that one. " + question
+        if intent is RespondentIntent.OFF_TOPIC:
+            return f"Thanks for sharing that. Coming back to {self._topic}, " + lower_first(question)
+        return question

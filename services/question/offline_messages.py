@@ -1,0 +1,171 @@
+"""Offline opening questions, closing messages and rephrasings (no API key needed)."""
+
+from __future__ import annotations
+
+import re
+
+from services.question.models import ClosingRequest, OpeningRequest, RephraseRequest, TerminationReason
+from services.question.offline import render_chain, stable_index
+from services.question.sanitize import is_reasoning, sanitize_question
+from services.question.templates import method_key
+from services.question.text import join_labels, lower_first, normalise_question, squash, topic_phrase
+from shared.methodology_models import MethodologyConfig
+
+_WELCOMES: tuple[str, ...] = (
+    "Thank you for taking the time to talk with me today.",
+    "Thanks so much for joining me today.",
+    "It's great to have you here, thank you for making the time.",
+)
+
+_OPENINGS: dict[str | None, tuple[str, ...]] = {
+    "means_end_chain": (
+        "To start, think of the last time you chose {topic}: what did you notice or look for?",
+        "Thinking about a recent time you bought or used {topic}, what made you pick the one you did?",
+        "When you last chose {topic}, what did you pay attention to?",
+    ),
+    "jobs_to_be_done": (
+        "Could you tell me about the last time you started, switched or stopped using something for {topic}, "
+        "beginning with when you first thought about it?",
+        "Think of a recent time you changed how you handle {topic}: what first got you thinking about it?",
+    ),
+    "critical_incident": (
+        "Think of one particular occasion with {topic} that stood out as especially good or especially bad: "
+        "what happened?",
+        "Could you tell me about one specific time with {topic} that you remember well, for better or worse?",
+    ),
+    "customer_journey_mapping": (
+        "Could you think of a recent occasion with {topic} and describe it from the very beginning: "
+        "what first prompted you, and what did you do first?",
+        "Thinking of the last time you went through {topic}, how did it all start?",
+    ),
+    "repertory_grid": (
+        "To begin, which {topic} options do you know well, including ones you like, dislike or have stopped "
+        "using?",
+        "Which examples of {topic} have you used or come across, both ones you like and ones you don't?",
+    ),
+    None: (
+        "To start, could you tell me about your own experience with {topic}?",
+        "When you think about {topic}, what comes to mind first?",
+    ),
+}
+
+_REASON_SENTENCES: dict[TerminationReason, str] = {
+    TerminationReason.UNSPECIFIED: "",
+    TerminationReason.MAX_TURNS: "We've covered a lot of ground in the time we had.",
+    TerminationReason.CLOSING_STRATEGY: "I think that gives me a really clear picture.",
+    TerminationReason.GRAPH_SATURATED: "I think we've explored this really thoroughly.",
+    TerminationReason.QUALITY_DEGRADED: (
+        "I know that was a lot of questions, and I really appreciate your patience."
+    ),
+    TerminationReason.DEPTH_PLATEAU: "I think we've gone into this about as deeply as we can.",
+    TerminationReason.ALL_NODES_EXHAUSTED: "I think we've talked through everything you raised.",
+    TerminationReason.SATURATED: "I think we've explored this really thoroughly.",
+    TerminationReason.RESPONDENT_STOP: "",
+    TerminationReason.ENDED_BY_CLIENT: "We'll stop here for today.",
+}
+
+# Plain-language swaps for the rephrase path (word-bounded, case-insensitive).
+_SIMPLER: tuple[tuple[str, str], ...] = (
+    (r"in what (important )?ways?", "how"),
+    (r"to what extent", "how much"),
+    (r"elaborate on", "say more about"),
+    (r"significant(ly)?", "important"),
+    (r"ultimately", "in the end"),
+    (r"consequences", "results"),
+    (r"consequence", "result"),
+    (r"circumstances", "situation"),
+    (r"characteristics", "features"),
+    (r"attributes", "features"),
+    (r"perceive", "see"),
+    (r"regarding|with regard to|in relation to", "about"),
+    (r"utili[sz]e", "use"),
+    (r"approximately", "about"),
+    (r"aspects?", "part"),
+    (r"facilitate", "help with"),
+    (r"motivations?", "reason"),
+    (r"subsequently", "then"),
+    (r"prior to", "before"),
+    (r"anticipate(d)?", "expect"),
+    (r"assess|evaluate", "judge"),
+    (r"obtain", "get"),
+    (r"purchase", "buy"),
+    (r"sufficient", "enough"),
+    (r"numerous", "many"),
+    (r"alternatives", "other options"),
+    (r"in terms of", "for"),
+)
+_BACK_REFERENCE = re.compile(r"\b(?:it|that|this|these|those|they|them)\b", re.IGNORECASE)
+_REPHRASE_LEADS: tuple[str, ...] = (
+    "Let me put that more simply: ",
+    "In other words, ",
+    "Put another way, ",
+)
+
+
+def offline_opening(request: OpeningRequest, methodology: MethodologyConfig) -> str:
+    """A warm welcome plus one open question in the method's style."""
+    topic = topic_phrase(request.concept)
+    seed = stable_index(request.session_id, "opening")
+    questions = _OPENINGS.get(method_key(methodology.name)) or _OPENINGS[None]
+    welcome = _WELCOMES[seed % len(_WELCOMES)]
+    question = questions[(seed // len(_WELCOMES)) % len(questions)].format(topic=topic)
+    return f"{welcome} {question}"
+
+
+def offline_closing(request: ClosingRequest, methodology: MethodologyConfig) -> str:
+    """Thanks, a brief summary of what was learned, and a reason-aware close."""
+    topic = topic_phrase(request.concept)
+    graph = request.graph_summary
+    parts: list[str] = []
+    if request.termination_reason is TerminationReason.RESPONDENT_STOP:
+        parts.append("Of course, we can stop here.")
+    parts.append(f"Thank you so much for taking the time to talk with me about {topic}.")
+    summary = join_labels(graph.node_labels or graph.longest_chain_labels, 3)
+    chain = render_chain(graph.longest_chain_labels, methodology.name)
+    if chain:
+        parts.append(f"It was really helpful to hear how it fits together for you: {chain}.")
+    elif summary:
+        parts.append(f"I learned a lot from what you shared about {summary}.")
+    else:
+        parts.append("I learned a lot from what you shared.")
+    reason = _REASON_SENTENCES[request.termination_reason]
+    if reason:
+        parts.append(reason)
+    if request.termination_reason is not TerminationReason.RESPONDENT_STOP:
+        parts.append("That's all my questions for today, and I really appreciate your openness.")
+    return squash(" ".join(parts))
+
+
+def simplify(question: str) -> str:
+    """Plain-language swaps on the question sentence.
+
+    A lead-in sentence is dropped ("Thanks for that.") unless the question points back at it
+    ("it", "that", ...) and it carries content (four words or more), as in "You mentioned the
+    price. Why does it matter to you?".
+    """
+    text = question.strip()
+    sentences = [s for s in re.split(r"(?<=[.!])\s+", text) if s.strip() and not is_reasoning(s)]
+    index = next((i for i, s in enumerate(sentences) if "?" in s), None)
+    if index is None:
+        text = sentences[0] if sentences else text
+    else:
+        text = sentences[index]
+        lead = sentences[index - 1] if index > 0 else ""
+        if lead and _BACK_REFERENCE.search(text) and len(lead.split()) >= 4:
+            text = f"{lead} {text}"
+    for pattern, replacement in _SIMPLER:
+        text = re.sub(rf"\b(?:{pattern})\b", replacement, text, flags=re.IGNORECASE)
+    return squash(text)
+
+
+def offline_rephrase(request: RephraseRequest) -> str:
+    """The same question in simpler words, introduced as a rewording, never identical to the original."""
+    simpler = sanitize_question(simplify(request.question)) or sanitize_question(request.question)
+    if simpler is None:
+        topic = topic_phrase(request.concept)
+        return f"Let me ask it differently: what is your own experience with {topic}?"
+    lead = _REPHRASE_LEADS[stable_index(request.session_id, request.question) % len(_REPHRASE_LEADS)]
+    candidate = lead + lower_first(simpler)
+    if normalise_question(candidate) == normalise_question(request.question):
+        candidate = _REPHRASE_LEADS[0] + lower_first(simpler)
+    return candidate

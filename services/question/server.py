@@ -1,0 +1,54 @@
+"""Wiring of the question service: settings -> generator -> servicer -> gRPC server."""
+
+from __future__ import annotations
+
+from services.question.engine import QuestionGenerator
+from services.question.prompts import PromptBuilder
+from services.question.rationale import RationaleBuilder
+from services.question.servicer import QuestionServicer
+from services.question.settings import QuestionSettings
+from services.question.validation import MethodologySource
+from shared.gen.interview.question.v1 import question_pb2, question_pb2_grpc
+from shared.llm import LLMSettings, build_llm_clients
+from shared.llm.base import LLMClient
+from shared.methodology import MethodologyRegistry
+from shared.server import ServiceRegistration, serve
+
+SERVICE_FULL_NAME: str = question_pb2.DESCRIPTOR.services_by_name["QuestionService"].full_name
+
+
+def build_generator(
+    settings: QuestionSettings, *, client: LLMClient, methodologies: MethodologySource
+) -> QuestionGenerator:
+    """The generator with its prompt builder and rationale builder, configured from settings."""
+    prompts = PromptBuilder(
+        RationaleBuilder(top_n=settings.rationale_top_signals),
+        recent_utterance_limit=settings.recent_utterance_limit,
+        previous_question_limit=settings.previous_question_limit,
+    )
+    return QuestionGenerator(
+        client=client, methodologies=methodologies, prompts=prompts, options=settings.generation_options()
+    )
+
+
+def build_registrations(
+    settings: QuestionSettings, *, client: LLMClient, methodologies: MethodologySource
+) -> list[ServiceRegistration]:
+    """The QuestionService registration for `shared.server.GrpcServer`."""
+    servicer = QuestionServicer(build_generator(settings, client=client, methodologies=methodologies))
+    return [
+        ServiceRegistration(
+            SERVICE_FULL_NAME,
+            lambda server: question_pb2_grpc.add_QuestionServiceServicer_to_server(servicer, server),
+        )
+    ]
+
+
+async def main() -> None:
+    """Run the service until SIGTERM/SIGINT (settings from the environment)."""
+    settings = QuestionSettings()
+    llm = build_llm_clients(LLMSettings())
+    methodologies = MethodologyRegistry(settings.config_dir)
+    methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
+    registrations = build_registrations(settings, client=llm.generation, methodologies=methodologies)
+    await serve(settings, registrations, on_shutdown=[llm.aclose])

@@ -1,0 +1,23 @@
+"""The shape of the offline engine's question templates.
+
+Placeholders: `{focus}` (the focus label, or the topic in topic mode), `{topic}`, `{summary}`
+(up to three salient labels), `{chain}` (the longest chain read as a sentence), `{a}`, `{b}`,
+`{c}` (three labels for a triad), and agreement words that follow the focus label's number:
+`{is}`, `{does}`, `{was}`, `{has}`. A template whose placeholder has no value for a request is
+skipped, so `{chain}` templates are only used once a chain exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Templates:
+    """Question variants of one template family, per focus mode."""
+
+    node: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()
+    summary: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    """Words that map an unknown strategy's name or description onto this family."""

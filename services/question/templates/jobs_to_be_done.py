@@ -1,0 +1,96 @@
+"""Jobs-to-be-done (switch interview): the timeline, the four forces, the job itself."""
+
+# One template per line, so each reads (and greps) as the sentence it is.
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+from services.question.templates.base import Templates
+
+FAMILIES: dict[str, Templates] = {
+    "timeline": Templates(
+        node=(
+            "What happened right before {focus}, and what came next?",
+            "When did {focus} happen, and what was going on at the time?",
+            "What happened next, after {focus}?",
+            "How long after {focus} did you start looking for something new?",
+        ),
+        topic=(
+            "When did you first start thinking about a change in how you handle {topic}, and what was going on?",
+            "After that first thought, what happened next?",
+            "When did you start actively looking at options for {topic}, and what did you do?",
+            "What finally made you decide, and when was that?",
+            "What happened the first time you used the new solution for {topic}?",
+            "Could you take me back to the very beginning: when did {topic} first come up for you?",
+        ),
+        keywords=("timeline", "first thought", "switch story", "in order", "what happened next"),
+    ),
+    "push_pull": Templates(
+        node=(
+            "What was going wrong that made {focus} matter?",
+            "What did you hope {focus} would let you do?",
+            "When did you first feel that {focus} was worth doing something about?",
+            "What was it about {focus} that pulled you towards something new?",
+            "What made {focus} the moment to start looking for something else?",
+        ),
+        keywords=("push", "pull", "going wrong", "hoped", "start looking"),
+    ),
+    "anxiety_habit": Templates(
+        node=(
+            "What almost stopped you from switching, when it came to {focus}?",
+            "What worried you about {focus} when you were deciding?",
+            "What did you like about the old way, compared with {focus}?",
+            "What was hard to give up when it came to {focus}?",
+            "What concerns did you have about {focus} before you committed?",
+        ),
+        keywords=("anxiety", "habit", "worried", "almost stopped", "give up", "old way"),
+    ),
+    "job": Templates(
+        node=(
+            "When {focus} came up, what were you really trying to get done?",
+            "What would getting {focus} sorted make possible for you?",
+            "How would you know that {focus} had gone well?",
+            "What bigger goal {is} {focus} part of for you?",
+            "In that situation with {focus}, what progress were you trying to make?",
+        ),
+        keywords=("job", "get done", "progress", "trying to"),
+    ),
+    "specifics": Templates(
+        node=(
+            "When exactly did {focus} happen, and where were you?",
+            "Who was there when {focus} happened?",
+            "What exactly did you do about {focus}?",
+            "Roughly what did {focus} cost you, in money or time?",
+            "Could you take me to the specific day of {focus}: what happened?",
+        ),
+        keywords=("specific", "exactly when", "concrete", "who was there", "real event"),
+    ),
+    "alternatives": Templates(
+        node=(
+            "What else did you try or consider instead of {focus}?",
+            "Why did you choose {focus} over the other options?",
+            "What did you go back to, or drop, when it came to {focus}, and why?",
+            "Before {focus}, what did you use instead, and what made you stop?",
+            "What would you have done if {focus} hadn't been an option?",
+        ),
+        keywords=("tried", "considered", "alternatives", "instead", "hire", "fire", "doing nothing"),
+    ),
+}
+
+OVERRIDES: dict[str, Templates] = {
+    "validate": Templates(
+        node=(
+            "If you had to finish the sentence 'When {focus}, I want to … so that …', how would you complete it?",
+            "About {focus}, from what you've told me: {chain}. How well does that capture what you were trying to get done?",
+            "Thinking about {focus}, what have I missed about what you were really trying to achieve?",
+            "How would you sum up, in one sentence, the job {focus} was doing for you?",
+        ),
+    ),
+    "closing": Templates(
+        summary=(
+            "Before we wrap up, what about your switch hasn't come up yet that you think matters?",
+            "We've talked about {summary}. Before we finish, what else about your decision should I know?",
+            "As we come to the end, what is the one thing about how you chose that you'd most want me to remember?",
+        ),
+    ),
+}

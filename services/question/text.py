@@ -1,0 +1,83 @@
+"""Small text helpers shared by the prompt builders, the offline engine and the sanitiser."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from services.question.models import ConceptBrief
+
+# Method names that concept names sometimes carry ("Oat Milk Means-End Chain"); they are not the
+# topic a respondent would recognise.
+_METHOD_SUFFIX = re.compile(
+    r"[\s:(\-–—]*\b(?:means[\s-]*end(?:[\s-]*chain)?|mec|laddering|jobs[\s-]*to[\s-]*be[\s-]*done|jtbd|"
+    r"critical[\s-]*incident(?:s)?(?:[\s-]*technique)?|cit|customer[\s-]*journey(?:[\s-]*map(?:ping)?)?|"
+    r"journey[\s-]*map(?:ping)?|cjm|repertory[\s-]*grid|rgt|interview|study)\b[\s)]*$",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"\s+")
+_PLACEHOLDER = re.compile(r"\{[a-z_0-9]+\}")
+
+
+def squash(text: str) -> str:
+    """Collapse whitespace and strip."""
+    return _SPACES.sub(" ", text).strip()
+
+
+def clean_label(label: str) -> str:
+    """A node label as it reads inside a sentence (no stray quotes or end punctuation)."""
+    return squash(label).strip(" \"'“”‘’`.,;:!?")
+
+
+def topic_phrase(concept: ConceptBrief) -> str:
+    """The topic as a respondent would say it: the concept name without method names."""
+    name = squash(concept.name)
+    previous = None
+    while name and name != previous:
+        previous = name
+        name = _METHOD_SUFFIX.sub("", name).strip()
+    name = clean_label(name)
+    if not name:
+        return "this topic"
+    words = name.split(" ")
+    # Lower-case ordinary Title Case words ("Oat Milk" -> "oat milk"); keep acronyms and brands
+    # with inner capitals ("iPhone", "BMW").
+    return " ".join(w.lower() if w[:1].isupper() and w[1:].islower() else w for w in words)
+
+
+def join_labels(labels: Iterable[str], limit: int = 3) -> str:
+    """`a`, `a and b`, `a, b and c` from the first `limit` distinct non-empty labels."""
+    seen: list[str] = []
+    for label in labels:
+        cleaned = clean_label(label)
+        if cleaned and cleaned.lower() not in {s.lower() for s in seen}:
+            seen.append(cleaned)
+        if len(seen) == limit:
+            break
+    if not seen:
+        return ""
+    if len(seen) == 1:
+        return seen[0]
+    return ", ".join(seen[:-1]) + " and " + seen[-1]
+
+
+def normalise_question(text: str) -> str:
+    """Comparison key for "never repeat a question verbatim" (case, spacing and punctuation blind)."""
+    return re.sub(r"[^\w]+", " ", text.lower()).strip()
+
+
+def has_placeholder(text: str) -> bool:
+    """True if a template placeholder such as `{focus}` survived rendering."""
+    return bool(_PLACEHOLDER.search(text))
+
+
+def lower_first(text: str) -> str:
+    """Lower-case the first letter unless it starts an acronym or the pronoun "I"."""
+    if (
+        len(text) >= 2
+        and text[0].isupper()
+        and (text[1].islower() or text[1] in " ,'")
+        and not text.startswith(("I ", "I'"))
+    ):
+        return text[0].lower() + text[1:]
+    return text

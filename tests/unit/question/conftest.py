@@ -1,0 +1,48 @@
+"""Fixtures of the question service's unit tests: the shipped methodologies and request builders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.question.models import ConceptBrief, FocusNode, FollowUpRequest, GraphDigest
+from shared.methodology import MethodologyRegistry
+
+CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
+
+
+@pytest.fixture(scope="session")
+def methodologies() -> MethodologyRegistry:
+    """The methodologies shipped in `config/methodologies` (loaded once)."""
+    return MethodologyRegistry(CONFIG_DIR)
+
+
+def follow_up(
+    *,
+    methodology: str = "means_end_chain",
+    strategy: str = "deepen",
+    label: str = "long battery life",
+    turn: int = 3,
+    session_id: str = "sess-1",
+    **overrides: object,
+) -> FollowUpRequest:
+    """A follow-up request with sensible defaults; keyword overrides replace fields."""
+    fields: dict[str, object] = {
+        "session_id": session_id,
+        "turn_number": turn,
+        "methodology": methodology,
+        "concept": ConceptBrief(
+            id="headphones", name="Wireless Headphones", objective="Why people pick headphones"
+        ),
+        "strategy": strategy,
+        "focus": FocusNode(node_id="n1", label=label, node_type="attribute") if label else FocusNode(),
+        "graph_summary": GraphDigest(
+            node_count=4,
+            edge_count=2,
+            max_depth=1,
+            node_labels=("long battery life", "noise cancelling", "comfortable fit"),
+        ),
+    }
+    fields.update(overrides)
+    return FollowUpRequest.model_validate(fields)

@@ -1,0 +1,346 @@
+"""The offline (`local`) engine: distinct, well-formed, method-fitting questions with no API key."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from services.question import templates as tpl
+from services.question.models import (
+    ClosingRequest,
+    ConceptBrief,
+    GraphDigest,
+    OpeningRequest,
+    RephraseRequest,
+    RespondentIntent,
+    TerminationReason,
+)
+from services.question.offline import FollowUpComposer, is_plural, render_chain
+from services.question.offline_messages import offline_closing, offline_opening, offline_rephrase
+from services.question.prompts import effective_focus_mode
+from services.question.sanitize import sanitize_question
+from services.question.text import normalise_question, topic_phrase
+from shared.methodology import MethodologyRegistry
+from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
+from tests.unit.question.conftest import follow_up
+
+LABELS = ("long battery life", "noise cancelling", "the commute", "customer support", "headphones")
+KNOWN_PLACEHOLDERS = {"focus", "topic", "summary", "chain", "a", "b", "c", "is", "does", "was", "has"}
+
+
+def assert_well_formed(question: str) -> None:
+    assert question.count("?") == 1, question
+    assert question.endswith("?"), question
+    assert "{" not in question and "}" not in question, question
+    assert "  " not in question, question
+    assert question[0].isupper(), question
+    assert len(question) <= 300, question
+    assert sanitize_question(question) == question, "the sanitiser must leave a well-formed question alone"
+
+
+def simulate(methodology: MethodologyConfig, session_id: str, turns: int = 20) -> list[tuple[str, str, str]]:
+    """(strategy, mode, question) for `turns` turns, cycling strategies and focus labels."""
+    asked: list[str] = []
+    out: list[tuple[str, str, str]] = []
+    chain = ("long battery life", "never caught out", "peace of mind")
+    for turn in range(1, turns + 1):
+        strategy = methodology.strategies[(turn - 1) % len(methodology.strategies)]
+        label = LABELS[(turn * 3) % len(LABELS)] if strategy.node_binding.value == "required" else ""
+        req = follow_up(
+            methodology=methodology.name,
+            strategy=strategy.name,
+            label=label,
+            turn=turn,
+            session_id=session_id,
+            previous_questions=tuple(asked),
+            graph_summary=GraphDigest(
+                node_count=turn + 2,
+                edge_count=turn,
+                max_depth=min(3, 1 + turn // 5),
+                node_labels=LABELS[:4],
+                longest_chain_labels=chain if turn > 6 else (),
+            ),
+        )
+        question = FollowUpComposer(req, methodology, strategy).compose()
+        asked.append(question)
+        out.append((strategy.name, effective_focus_mode(req, strategy).value + ":" + label, question))
+    return out
+
+
+def test_every_shipped_methodology_is_covered(methodologies: MethodologyRegistry) -> None:
+    assert set(methodologies.names()) >= {
+        "means_end_chain",
+        "jobs_to_be_done",
+        "critical_incident",
+        "customer_journey_mapping",
+        "repertory_grid",
+    }
+    for methodology in methodologies.all():
+        for strategy in methodology.strategies:
+            assert strategy.name in tpl.STRATEGY_FAMILIES, (
+                f"{methodology.name}.{strategy.name} has no template family"
+            )
+
+
+@pytest.mark.parametrize("session_id", ["sess-a", "sess-b"])
+def test_twenty_turn_session_per_methodology(methodologies: MethodologyRegistry, session_id: str) -> None:
+    for methodology in methodologies.all():
+        session = simulate(methodology, session_id)
+        questions = [q for _, _, q in session]
+        assert len({normalise_question(q) for q in questions}) == 20, (methodology.name, questions)
+        for _strategy, mode, question in session:
+            assert_well_formed(question)
+            focus_mode, _, label = mode.partition(":")
+            if focus_mode == FocusMode.RECENT_NODE.value:
+                assert label in question, (methodology.name, mode, question)
+
+
+def test_choice_is_deterministic_and_varies_by_session(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    assert simulate(mec, "same") == simulate(mec, "same")
+    a = [q for _, _, q in simulate(mec, "one")]
+    b = [q for _, _, q in simulate(mec, "two")]
+    assert a != b
+
+
+def test_method_specific_wording(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    rgt = methodologies.get("repertory_grid")
+    deepen, ladder = mec.strategy("deepen"), rgt.strategy("ladder_up")
+    assert deepen is not None and ladder is not None
+    mec_questions = {FollowUpComposer(follow_up(turn=t), mec, deepen).compose() for t in range(1, 30)}
+    rgt_questions = {
+        FollowUpComposer(
+            follow_up(methodology="repertory_grid", strategy="ladder_up", turn=t), rgt, ladder
+        ).compose()
+        for t in range(1, 30)
+    }
+    assert "Why is long battery life important to you?" in mec_questions
+    assert "What does long battery life give you?" in mec_questions
+    assert any("which end do you prefer" in q for q in rgt_questions)
+    assert not any("which end do you prefer" in q for q in mec_questions)
+
+
+def test_never_repeats_a_previous_question(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    asked: list[str] = []
+    for turn in range(1, 41):  # far more turns on one node and strategy than there are variants
+        question = FollowUpComposer(
+            follow_up(turn=turn, previous_questions=tuple(asked)), mec, deepen
+        ).compose()
+        assert normalise_question(question) not in {normalise_question(q) for q in asked}
+        assert_well_formed(question)
+        asked.append(question)
+
+
+def test_a_repeat_differing_only_in_case_and_punctuation_counts_as_asked(
+    methodologies: MethodologyRegistry,
+) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    first = FollowUpComposer(follow_up(turn=5), mec, deepen).compose()
+    again = FollowUpComposer(
+        follow_up(turn=5, previous_questions=(first.upper().replace("?", " ?!"),)), mec, deepen
+    ).compose()
+    assert normalise_question(again) != normalise_question(first)
+
+
+def test_triad_uses_three_graph_labels(methodologies: MethodologyRegistry) -> None:
+    rgt = methodologies.get("repertory_grid")
+    triad = rgt.strategy("triad_elicitation")
+    assert triad is not None
+    elements = ("Netflix", "BBC iPlayer", "Disney+", "YouTube")
+    seen = set()
+    for turn in range(1, 10):
+        req = follow_up(
+            methodology="repertory_grid",
+            strategy="triad_elicitation",
+            label="",
+            turn=turn,
+            graph_summary=GraphDigest(node_count=4, node_labels=elements),
+        )
+        question = FollowUpComposer(req, rgt, triad).compose()
+        named = [e for e in elements if e in question]
+        if named:
+            assert len(named) == 3, question
+            seen.add(frozenset(named))
+    assert len(seen) >= 2, "different triads across turns"
+
+
+def test_unknown_strategy_maps_by_its_description(methodologies: MethodologyRegistry) -> None:
+    cases = [
+        (
+            StrategyConfig(name="probe_feelings", description="Ask how they felt then.", signal_weights={}),
+            "emotion",
+        ),
+        (
+            StrategyConfig(name="why_chain", description="Ask why it is important.", signal_weights={}),
+            "ladder_up",
+        ),
+        (StrategyConfig(name="x1", description="Imagine it were missing.", signal_weights={}), "absence"),
+        (StrategyConfig(name="x2", description="", signal_weights={}), tpl.DEFAULT_FAMILY),
+        (
+            StrategyConfig(name="x3", description="", signal_weights={}, generates_closing_question=True),
+            "closing",
+        ),
+    ]
+    for strategy, family in cases:
+        assert tpl.family_for(strategy) == family, strategy.name
+    mec = methodologies.get("means_end_chain")
+    feelings = cases[0][0]
+    question = FollowUpComposer(
+        follow_up(strategy="probe_feelings", label="the checkout"), mec, feelings
+    ).compose()
+    assert "the checkout" in question
+    assert_well_formed(question)
+
+
+def test_template_hygiene() -> None:
+    formatter = string.Formatter()
+    for _method, family, templates in tpl.all_templates():
+        for mode, texts in (
+            ("node", templates.node),
+            ("topic", templates.topic),
+            ("summary", templates.summary),
+        ):
+            for text in texts:
+                fields = {f for _, f, _, _ in formatter.parse(text) if f}
+                assert fields <= KNOWN_PLACEHOLDERS, (family, text)
+                assert text.count("?") == 1 and text.endswith("?"), (family, text)
+                if mode == "node":
+                    assert fields & {"focus", "a"}, f"{family} node template must name the focus: {text}"
+
+
+@pytest.mark.parametrize(
+    ("intent", "start"),
+    [
+        (RespondentIntent.SKIP_REQUEST, "No problem, let's leave that one. "),
+        (RespondentIntent.OFF_TOPIC, "Thanks for sharing that. Coming back to wireless headphones, "),
+    ],
+)
+def test_intent_lead_ins(methodologies: MethodologyRegistry, intent: RespondentIntent, start: str) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    question = FollowUpComposer(follow_up(respondent_intent=intent), mec, deepen).compose()
+    assert question.startswith(start)
+    assert_well_formed(question)
+
+
+def test_agreement_and_chains() -> None:
+    assert is_plural("headphones") and is_plural("noise cancelling headphones")
+    assert not is_plural("long battery life") and not is_plural("business") and not is_plural("focus")
+    assert render_chain(["a feature", "a benefit", "a value"], "means_end_chain") == (
+        "a feature leads to a benefit, and that leads to a value"
+    )
+    assert (
+        render_chain(["checkout", "delivery"], "customer_journey_mapping") == "first checkout, then delivery"
+    )
+    assert render_chain(["alone"], "means_end_chain") is None
+
+
+def test_plural_focus_reads_correctly(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    questions = {
+        FollowUpComposer(follow_up(label="headphones", turn=t), mec, deepen).compose() for t in range(40)
+    }
+    assert "Why are headphones important to you?" in questions
+    assert not any(re.search(r"\b(is|does) headphones\b", q) for q in questions)
+
+
+def test_topic_phrase() -> None:
+    assert topic_phrase(ConceptBrief(name="Wireless Headphones Means-End Chain")) == "wireless headphones"
+    assert topic_phrase(ConceptBrief(name="Coffee (JTBD)")) == "coffee"
+    assert topic_phrase(ConceptBrief(name="iPhone upgrades")) == "iPhone upgrades"
+    assert topic_phrase(ConceptBrief(name="BBC iPlayer")) == "BBC iPlayer"
+    assert topic_phrase(ConceptBrief(name="")) == "this topic"
+
+
+def test_opening_per_methodology(methodologies: MethodologyRegistry) -> None:
+    texts = set()
+    for methodology in methodologies.all():
+        req = OpeningRequest(
+            session_id="s-open", methodology=methodology.name, concept=ConceptBrief(name="Meal Kits")
+        )
+        text = offline_opening(req, methodology)
+        texts.add(text)
+        assert "meal kits" in text
+        assert text.count("?") == 1 and text.endswith("?")
+        assert text.startswith(("Thank", "Thanks", "It's great"))
+    assert len(texts) == len(methodologies.all())
+
+
+@pytest.mark.parametrize(
+    ("reason", "expected"),
+    [
+        (TerminationReason.MAX_TURNS, "We've covered a lot of ground"),
+        (TerminationReason.QUALITY_DEGRADED, "appreciate your patience"),
+        (TerminationReason.GRAPH_SATURATED, "explored this really thoroughly"),
+        (TerminationReason.RESPONDENT_STOP, "Of course, we can stop here."),
+    ],
+)
+def test_closing_message(
+    methodologies: MethodologyRegistry, reason: TerminationReason, expected: str
+) -> None:
+    mec = methodologies.get("means_end_chain")
+    req = ClosingRequest(
+        session_id="s1",
+        methodology="means_end_chain",
+        concept=ConceptBrief(name="Wireless Headphones"),
+        termination_reason=reason,
+        graph_summary=GraphDigest(
+            node_count=3,
+            node_labels=("long battery life", "noise cancelling"),
+            longest_chain_labels=("long battery life", "never caught out", "peace of mind"),
+        ),
+    )
+    text = offline_closing(req, mec)
+    assert expected in text
+    assert "Thank you so much for taking the time to talk with me about wireless headphones." in text
+    assert "long battery life leads to never caught out, and that leads to peace of mind" in text
+    assert "?" not in text
+    if reason is TerminationReason.RESPONDENT_STOP:
+        assert text.startswith("Of course") and "all my questions" not in text
+
+
+def test_closing_without_chain_names_labels(methodologies: MethodologyRegistry) -> None:
+    req = ClosingRequest(
+        session_id="s1",
+        methodology="jobs_to_be_done",
+        concept=ConceptBrief(name="Meal kits"),
+        graph_summary=GraphDigest(node_count=2, node_labels=("saving time", "less waste")),
+    )
+    text = offline_closing(req, methodologies.get("jobs_to_be_done"))
+    assert "what you shared about saving time and less waste" in text
+
+
+@pytest.mark.parametrize(
+    ("question", "contains"),
+    [
+        (
+            "In what way does the price ultimately matter to you?",
+            "how does the price in the end matter to you?",
+        ),
+        ("What are the consequences of the circumstances you described?", "results of the situation"),
+        ("Thanks for that. Why is it important to you?", "why is it important to you?"),
+        (
+            "You mentioned the price. Why does it matter to you?",
+            "you mentioned the price. Why does it matter to you?",
+        ),
+    ],
+)
+def test_rephrase_is_simpler_and_differs(question: str, contains: str) -> None:
+    text = offline_rephrase(
+        RephraseRequest(session_id="s1", methodology="means_end_chain", question=question)
+    )
+    assert contains in text
+    assert normalise_question(text) != normalise_question(question)
+    assert text.count("?") == 1 and text.endswith("?")
+    assert "Thanks for that" not in text
