@@ -254,7 +254,8 @@ def _usages(ctx: PipelineContext) -> list[tuple[str, common_pb2.LlmUsage]]:
         ("generation", ctx.get(QuestionGenerationOutput).usage),
     ]
     slots = ctx.get(SlotDiscoveryOutput)
-    if slots.response is not None:
+    # A replayed discovery (a retry after a crash) was already paid for and counted.
+    if slots.response is not None and not slots.response.replayed:
         usages.append(("scoring", slots.response.usage))
     return usages
 

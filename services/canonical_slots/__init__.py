@@ -1,0 +1,1 @@
+"""canonical_slots service: canonical slots, surface→slot mappings and canonical edges (dual graph)."""

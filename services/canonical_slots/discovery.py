@@ -1,0 +1,263 @@
+"""`discover_slots`: map one turn's new surface nodes to canonical slots and aggregate its edges.
+
+Idempotent on (session_id, turn_number): the result of a completed run is stored in the same
+transaction as its writes, and a repeat returns it without writing anything.
+
+The slow part (the LLM proposal and embeddings) runs before any lock or transaction. The writes
+then happen in one transaction under a per-session lock (asyncio lock in-process, plus
+`pg_advisory_xact_lock` on PostgreSQL for other replicas), which re-reads the slots and mappings,
+so concurrent calls for one session never corrupt support counts or create duplicate slots.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import structlog
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from shared.embeddings import EMBEDDING_DIM, from_bytes, to_bytes
+from shared.errors import InvalidArgumentError, NotFoundError
+from shared.llm.base import LLMUsage
+from shared.methodology_models import MethodologyConfig
+
+from .domain import (
+    DiscoverSlotsInput,
+    DiscoveryResult,
+    MatchKind,
+    NodeAssignment,
+    SlotMapping,
+    SlotStatus,
+)
+from .edges import aggregate_edges
+from .lemmas import Lemmatizer
+from .locks import SessionLocks
+from .merge import SlotIndex
+from .models import SlotMappingRow, SlotRow
+from .proposal import PreparedNode, Proposal, ProposalContext, SlotProposer
+from .queries import state_of
+from .repository import SlotRepository
+from .validation import validate_discover
+from .vectors import FloatArray, TextEncoder, normalise, slot_text
+from .views import slot_view
+
+logger = structlog.get_logger(__name__)
+
+MethodologyLookup = Callable[[str], MethodologyConfig]
+_PROMPT_NAMES_PER_TYPE = 40  # existing slot names shown to the model, per node type
+
+
+@dataclass(frozen=True)
+class DiscoveryConfig:
+    """Thresholds and limits of discovery (from the service settings)."""
+
+    similarity_threshold: float = 0.60
+    min_support: int = 2
+    max_nodes: int = 500
+    max_label_chars: int = 500
+
+
+@dataclass
+class _RunLog:
+    """What one run changed (becomes the DiscoveryResult)."""
+
+    created: dict[str, SlotRow] = field(default_factory=dict)
+    updated: dict[str, SlotRow] = field(default_factory=dict)
+    promoted: list[SlotRow] = field(default_factory=list)
+    mappings: list[SlotMapping] = field(default_factory=list)
+    assignments: dict[str, NodeAssignment] = field(default_factory=dict)
+
+
+class SlotDiscovery:
+    """The write path of the service."""
+
+    def __init__(
+        self,
+        *,
+        sessions: async_sessionmaker[AsyncSession],
+        encoder: TextEncoder,
+        lemmatizer: Lemmatizer,
+        proposer: SlotProposer,
+        methodologies: MethodologyLookup,
+        locks: SessionLocks,
+        config: DiscoveryConfig,
+    ) -> None:
+        self._sessions = sessions
+        self._encoder = encoder
+        self._lemmatizer = lemmatizer
+        self._proposer = proposer
+        self._methodologies = methodologies
+        self._locks = locks
+        self._config = config
+
+    def _methodology(self, name: str) -> MethodologyConfig | None:
+        try:
+            return self._methodologies(name)
+        except NotFoundError:
+            return None
+
+    async def discover(self, req: DiscoverSlotsInput) -> DiscoveryResult:
+        """Map `req.nodes` to slots (creating, merging, promoting) and aggregate `req.edges`."""
+        methodology = self._methodology(req.methodology) if req.methodology else None
+        validate_discover(
+            req,
+            methodology,
+            max_label_chars=self._config.max_label_chars,
+            max_nodes=self._config.max_nodes,
+            embedding_dim=EMBEDDING_DIM,
+        )
+        if methodology is None:  # unreachable: validation rejects an unknown methodology
+            raise InvalidArgumentError.for_field("methodology", "unknown methodology")
+        async with self._sessions() as db:
+            repo = SlotRepository(db)
+            prior = await repo.get_run(req.session_id, req.turn_number)
+            if prior is not None:
+                return prior.model_copy(update={"replayed": True})
+            mapped = await repo.mappings_for(req.session_id, [n.id for n in req.nodes])
+            names = await repo.slot_names_by_type(req.session_id)
+        nodes = [self._prepare(n.id, n.label, n.node_type, n.embedding) for n in req.nodes]
+        todo = [n for n in nodes if n.id not in mapped]
+        context = ProposalContext(
+            session_id=req.session_id,
+            methodology=methodology.name,
+            type_descriptions={t.name: t.description for t in methodology.ontology.nodes},
+            existing_slot_names={t: ns[:_PROMPT_NAMES_PER_TYPE] for t, ns in names.items()},
+        )
+        outcome = await self._proposer.propose(todo, context) if todo else None
+        proposals = outcome.proposals if outcome else []
+        texts = [slot_text(p.slot_name, p.description) for p in proposals]
+        vectors = await self._encoder.aencode(texts) if texts else np.zeros((0, EMBEDDING_DIM), np.float32)
+        async with self._locks.hold(req.session_id), self._sessions() as db, db.begin():
+            repo = SlotRepository(db)
+            await repo.lock_session(req.session_id)
+            prior = await repo.get_run(req.session_id, req.turn_number)
+            if prior is not None:  # a concurrent duplicate finished while we were proposing
+                return prior.model_copy(update={"replayed": True})
+            log = await self._apply(repo, req, nodes, proposals, vectors)
+            edges_created, edges_updated, pending = await aggregate_edges(repo, req)
+            await repo.flush()
+            state = await state_of(repo, req.session_id)
+            result = DiscoveryResult(
+                session_id=req.session_id,
+                turn_number=req.turn_number,
+                assignments=tuple(log.assignments[n.id] for n in nodes if n.id in log.assignments),
+                slots_created=tuple(slot_view(r) for r in log.created.values()),
+                slots_updated=tuple(slot_view(r) for r in log.updated.values()),
+                slots_promoted=tuple(slot_view(r) for r in log.promoted),
+                mappings_created=tuple(log.mappings),
+                edges_created=tuple(edges_created),
+                edges_updated=tuple(edges_updated),
+                pending_edge_count=pending,
+                warnings=tuple(outcome.warnings) if outcome else (),
+                llm_usage=outcome.usage if outcome else LLMUsage(),
+                canonical_state=state,
+            )
+            repo.add_run(result)
+        logger.info(
+            "slots.discovered",
+            session_id=req.session_id,
+            turn_number=req.turn_number,
+            slots_created=len(log.created),
+            mappings_created=len(log.mappings),
+            llm_calls=result.llm_usage.calls,
+        )
+        return result
+
+    def _prepare(self, node_id: str, label: str, node_type: str, embedding: Sequence[float]) -> PreparedNode:
+        vector: FloatArray | None = None
+        if embedding:
+            vector = normalise(np.asarray(embedding, dtype=np.float32))
+        return PreparedNode(id=node_id, label=label.strip(), node_type=node_type, vector=vector)
+
+    async def _apply(
+        self,
+        repo: SlotRepository,
+        req: DiscoverSlotsInput,
+        nodes: Sequence[PreparedNode],
+        proposals: Sequence[Proposal],
+        vectors: FloatArray,
+    ) -> _RunLog:
+        """Merge proposals into the session's slots, map nodes, promote (inside the lock)."""
+        log = _RunLog()
+        rows = {row.id: row for row in await repo.slots(req.session_id)}
+        index = SlotIndex(self._config.similarity_threshold)
+        for row in rows.values():
+            index.add(row.id, row.node_type, row.name_key, from_bytes(row.embedding))
+        existing = await repo.mappings_for(req.session_id, [n.id for n in nodes])
+        for node_id, mapping in existing.items():
+            slot = rows[mapping.slot_id]
+            log.assignments[node_id] = NodeAssignment(
+                surface_node_id=node_id,
+                slot_id=slot.id,
+                slot_name=slot.slot_name,
+                similarity=mapping.similarity,
+                match=MatchKind.EXISTING_MAPPING,
+            )
+        labels = {n.id: n.label for n in nodes}
+        for proposal, vector in zip(proposals, vectors, strict=True):
+            node_ids = [i for i in proposal.node_ids if i not in log.assignments]
+            if not node_ids:
+                continue  # mapped meanwhile by a concurrent run of another turn
+            key = self._lemmatizer.name_key(proposal.slot_name)
+            match = index.match(proposal.node_type, key, vector)
+            if match is None:
+                slot = SlotRow(
+                    id=str(uuid.uuid4()),
+                    session_id=req.session_id,
+                    slot_name=proposal.slot_name,
+                    name_key=key,
+                    description=proposal.description,
+                    node_type=proposal.node_type,
+                    status=SlotStatus.CANDIDATE.value,
+                    support_count=0,
+                    first_seen_turn=req.turn_number,
+                    promoted_turn=None,
+                    embedding=to_bytes(vector),
+                )
+                repo.add(slot)
+                await repo.flush()  # the slot row must exist before mappings reference it
+                rows[slot.id] = slot
+                index.add(slot.id, slot.node_type, key, vector)
+                log.created[slot.id] = slot
+                kind, similarity = MatchKind.NEW_SLOT, 1.0
+            else:
+                slot = rows[match.slot_id]
+                kind, similarity = match.kind, match.similarity
+                if slot.id not in log.created:
+                    log.updated[slot.id] = slot
+            for node_id in node_ids:
+                repo.add(
+                    SlotMappingRow(
+                        session_id=req.session_id,
+                        surface_node_id=node_id,
+                        slot_id=slot.id,
+                        surface_label=labels.get(node_id, ""),
+                        similarity=similarity,
+                        assigned_turn=req.turn_number,
+                    )
+                )
+                slot.support_count += 1  # one mapping per node: support counts distinct nodes
+                log.mappings.append(
+                    SlotMapping(
+                        surface_node_id=node_id,
+                        slot_id=slot.id,
+                        similarity=similarity,
+                        assigned_turn=req.turn_number,
+                    )
+                )
+                log.assignments[node_id] = NodeAssignment(
+                    surface_node_id=node_id,
+                    slot_id=slot.id,
+                    slot_name=slot.slot_name,
+                    similarity=similarity,
+                    match=kind,
+                )
+        for slot in [*log.created.values(), *log.updated.values()]:
+            if slot.status == SlotStatus.CANDIDATE and slot.support_count >= self._config.min_support:
+                slot.status = SlotStatus.ACTIVE.value
+                slot.promoted_turn = req.turn_number
+                log.promoted.append(slot)
+        return log

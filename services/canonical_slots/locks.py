@@ -1,0 +1,36 @@
+"""In-process per-session locks (the PostgreSQL advisory lock covers other replicas).
+
+On SQLite this is the serialisation; on PostgreSQL it keeps same-process callers from queueing on
+database connections while they wait for the advisory lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class SessionLocks:
+    """One `asyncio.Lock` per session id, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def hold(self, session_id: str) -> AsyncIterator[None]:
+        """Exclusive section for `session_id`."""
+        lock, users = self._locks.get(session_id, (asyncio.Lock(), 0))
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[session_id]
+            if users <= 1:
+                del self._locks[session_id]
+            else:
+                self._locks[session_id] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
