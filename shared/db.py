@@ -1,0 +1,104 @@
+"""Async SQLAlchemy engines for both back-ends: SQLite (embedded default) and PostgreSQL (asyncpg).
+
+    engine = create_engine("sqlite+aiosqlite:///./data/graph_store.db", schema="graph")
+    engine = create_engine("postgresql+asyncpg://postgres@127.0.0.1:5432/interview", schema="graph")
+    sessions = create_session_factory(engine)
+
+Models declare no schema. On PostgreSQL the service's `schema` is created if missing and is the
+connection's `search_path`, so unqualified tables (and Alembic's version table) live there; on SQLite
+the schema is ignored (one file per service). The same code runs on both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+_SCHEMA_PATTERN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+def is_sqlite(url: str | URL) -> bool:
+    """Whether `url` names a SQLite database."""
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def is_postgres(url: str | URL) -> bool:
+    """Whether `url` names a PostgreSQL database."""
+    return make_url(url).get_backend_name() == "postgresql"
+
+
+def check_schema(schema: str) -> str:
+    """Validate a schema name (it is interpolated into DDL, so only plain identifiers are allowed)."""
+    if not _SCHEMA_PATTERN.match(schema):
+        raise ValueError(f"invalid schema name {schema!r}: use lower-case letters, digits and _")
+    return schema
+
+
+def _sqlite_engine(url: URL, **kwargs: Any) -> AsyncEngine:
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+        cursor = dbapi_connection.cursor()
+        # WAL lets readers proceed during a write; busy_timeout waits for a lock instead of failing.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return engine
+
+
+async def _create_schema(raw_connection: Any, schema: str) -> None:
+    import asyncpg
+
+    # Two processes may race between IF NOT EXISTS and the insert: the loser's error is harmless.
+    with contextlib.suppress(
+        asyncpg.exceptions.UniqueViolationError, asyncpg.exceptions.DuplicateSchemaError
+    ):
+        await raw_connection.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+
+
+def _postgres_engine(url: URL, schema: str | None, **kwargs: Any) -> AsyncEngine:
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        connect_args["server_settings"] = {"search_path": check_schema(schema)}
+    engine = create_async_engine(url, connect_args=connect_args, pool_pre_ping=True, **kwargs)
+
+    if schema is not None:
+
+        @event.listens_for(engine.sync_engine, "first_connect")
+        def _ensure_schema(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+            # Runs outside any transaction on the raw asyncpg connection (autocommit DDL).
+            dbapi_connection.run_async(lambda raw: _create_schema(raw, schema))
+
+    return engine
+
+
+def create_engine(url: str, *, schema: str | None, **kwargs: Any) -> AsyncEngine:
+    """An `AsyncEngine` for `url`; PostgreSQL tables live in `schema` (created if missing).
+
+    Extra keyword arguments go to `sqlalchemy.ext.asyncio.create_async_engine` (e.g. `echo=True`).
+    """
+    parsed = make_url(url)
+    if is_sqlite(parsed):
+        return _sqlite_engine(parsed, **kwargs)
+    if is_postgres(parsed):
+        return _postgres_engine(parsed, schema, **kwargs)
+    raise ValueError(f"unsupported database URL {parsed.render_as_string(hide_password=True)!r}")
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions that keep loaded attributes after commit (no implicit lazy reloads in async code)."""
+    return async_sessionmaker(engine, expire_on_commit=False)

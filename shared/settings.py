@@ -1,0 +1,79 @@
+"""Settings common to every service (pydantic-settings, env-overridable).
+
+Each service subclasses `ServiceSettings` with its own env prefix and defaults::
+
+    class GraphStoreSettings(ServiceSettings):
+        model_config = SettingsConfigDict(env_prefix="GRAPH_STORE_")
+
+        service_name: str = Field(default="graph_store", description="...")
+        port: int = Field(default=50053, ge=0, le=65535, description="...")
+        database_url: str = Field(default="sqlite+aiosqlite:///./data/graph_store.db", description="...")
+
+so `GRAPH_STORE_PORT=6000` overrides the port. Settings objects are built once in `main()` and passed
+down (constructor injection); nothing else reads the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+OtelExporter = Literal["otlp", "console", "none"]
+
+
+class ServiceSettings(BaseSettings):
+    """Settings every gRPC service has; subclass per service with `env_prefix="<SVC>_"`."""
+
+    model_config = SettingsConfigDict(env_prefix="SERVICE_", extra="ignore", validate_default=True)
+
+    service_name: str = Field(
+        default="interview",
+        min_length=1,
+        description="Logical service name: the `service` field of every log line and the OTel service.name.",
+    )
+    host: str = Field(default="0.0.0.0", description="Interface the gRPC server binds to.")
+    port: int = Field(
+        default=0, ge=0, le=65535, description="TCP port of the gRPC server; 0 picks a free port (tests)."
+    )
+    log_level: LogLevel = Field(default="INFO", description="Minimum level of emitted log lines.")
+    log_json: bool = Field(
+        default=True, description="One JSON object per log line (True) or human-readable console output."
+    )
+    log_respondent_text: bool = Field(
+        default=False,
+        description="Include respondent answer text in INFO logs; off by default (privacy).",
+    )
+    otel_exporter: OtelExporter = Field(
+        default="none",
+        description="Trace exporter: `otlp` (gRPC to otel_endpoint), `console` (stdout) or `none`.",
+    )
+    otel_endpoint: str = Field(
+        default="http://localhost:4317", description="OTLP/gRPC collector endpoint used when exporter=otlp."
+    )
+    shutdown_grace_s: float = Field(
+        default=5.0,
+        ge=0.0,
+        description="Seconds in-flight RPCs may take to finish after SIGTERM before they are cancelled.",
+    )
+    max_message_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        gt=0,
+        description="Maximum gRPC message size (send and receive), for servers and client channels.",
+    )
+    max_text_chars: int = Field(
+        default=5000, gt=0, description="Maximum length of free-text request fields (e.g. an answer)."
+    )
+    config_dir: Path = Field(
+        default=Path("config"), description="Directory holding methodologies/ and concepts/ YAML."
+    )
+
+    def grpc_options(self) -> list[tuple[str, int]]:
+        """Channel/server options derived from these settings (message size limits)."""
+        return [
+            ("grpc.max_send_message_length", self.max_message_bytes),
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+        ]

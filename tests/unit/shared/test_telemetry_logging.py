@@ -1,0 +1,83 @@
+"""Logging lines (JSON, trace ids, service) and tracing across two services."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+import structlog
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from shared.logging import configure_logging, respondent_text
+from shared.settings import ServiceSettings
+from shared.telemetry import get_tracer, setup_telemetry
+
+
+def _json_lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_json_line_has_service_level_timestamp_and_trace_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    settings = ServiceSettings(service_name="log-svc")
+    setup_telemetry(settings)
+    configure_logging(settings)
+    configure_logging(settings)  # idempotent: still one line per event
+    with get_tracer("test").start_as_current_span("work") as span:
+        structlog.get_logger("t").info("inside", turn=3)
+        expected_trace = format(span.get_span_context().trace_id, "032x")
+    logging.getLogger("some.library").warning("stdlib %s", "too")
+
+    lines = [line for line in _json_lines(capsys.readouterr().out) if line["logger"] in ("t", "some.library")]
+    assert [line["event"] for line in lines] == ["inside", "stdlib too"]
+    inside, stdlib = lines
+    assert inside["service"] == "log-svc" and inside["level"] == "info" and inside["turn"] == 3
+    assert inside["trace_id"] == expected_trace and len(inside["span_id"]) == 16
+    assert "timestamp" in inside
+    assert stdlib["level"] == "warning" and stdlib["service"] == "log-svc" and "trace_id" not in stdlib
+
+
+def test_level_filter_and_console_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging(ServiceSettings(service_name="log-svc", log_level="WARNING", log_json=False))
+    try:
+        structlog.get_logger("t").info("hidden")
+        structlog.get_logger("t").warning("shown")
+        out = capsys.readouterr().out
+        assert "hidden" not in out
+        assert "shown" in out and not out.lstrip().startswith("{")
+    finally:
+        configure_logging(ServiceSettings(service_name="log-svc"))
+
+
+def test_respondent_text_is_redacted_unless_enabled() -> None:
+    assert respondent_text(ServiceSettings(), "I love my bike") == "<redacted 14 chars>"
+    assert respondent_text(ServiceSettings(log_respondent_text=True), "I love my bike") == "I love my bike"
+
+
+def test_setup_telemetry_is_idempotent() -> None:
+    first = setup_telemetry(ServiceSettings(service_name="a"))
+    assert setup_telemetry(ServiceSettings(service_name="b", otel_exporter="console")) is first
+
+
+async def test_one_trace_spans_both_services(grpc_server_factory: Any, probe: Any, probe_client: Any) -> None:
+    exporter = InMemorySpanExporter()
+    setup_telemetry(ServiceSettings()).add_span_processor(SimpleSpanProcessor(exporter))
+    server_b, _ = await grpc_server_factory(ServiceSettings(service_name="svc-b"), [probe])
+    _, channel_a = await grpc_server_factory(ServiceSettings(service_name="svc-a"), [probe])
+    exporter.clear()
+
+    await probe_client(channel_a).unary("Forward")({"target": f"127.0.0.1:{server_b.port}"})
+
+    finished = exporter.get_finished_spans()
+    server = {span.name: span for span in finished if span.kind == SpanKind.SERVER}
+    forward, echo = server["/test.v1.Probe/Forward"], server["/test.v1.Probe/Echo"]
+    assert echo.context.trace_id == forward.context.trace_id
+    # B's server span hangs under A's client span, which hangs under A's server span.
+    assert echo.parent is not None
+    client_span = next(s for s in finished if s.context.span_id == echo.parent.span_id)
+    assert client_span.kind == SpanKind.CLIENT
+    assert client_span.parent is not None and client_span.parent.span_id == forward.context.span_id
+    exporter.shutdown()
