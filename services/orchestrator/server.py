@@ -17,7 +17,7 @@ from services.orchestrator.servicer import InterviewServicer
 from services.orchestrator.sessions import SessionService
 from services.orchestrator.settings import OrchestratorSettings
 from services.orchestrator.stages.common import StageDeps
-from services.orchestrator.turns import TurnService
+from services.orchestrator.turns import StageWrapper, TurnService
 from shared.db import create_engine
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from shared.methodology import ConceptRegistry, MethodologyRegistry
@@ -53,7 +53,7 @@ class Orchestrator:
         await self.engine.dispose()
 
 
-async def build(settings: OrchestratorSettings) -> Orchestrator:
+async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper | None = None) -> Orchestrator:
     """Migrate the database and wire every component (the YAML is validated here, at start-up)."""
     schema = settings.database_schema if settings.database_url.startswith("postgresql") else None
     await upgrade(settings.database_url, schema=schema, script_location=MIGRATIONS)
@@ -70,7 +70,10 @@ async def build(settings: OrchestratorSettings) -> Orchestrator:
     )
     sessions = SessionService(settings, repo, deps, methodologies, concepts, locks)
     servicer = InterviewServicer(
-        sessions, TurnService(stage_deps, locks), Exporter(sessions, repo), Catalog(methodologies, concepts)
+        sessions,
+        TurnService(stage_deps, locks, stage_wrapper),
+        Exporter(sessions, repo),
+        Catalog(methodologies, concepts),
     )
     return Orchestrator(settings, engine, deps, servicer)
 

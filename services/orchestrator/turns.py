@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import structlog
 
 from services.orchestrator.contracts import ScoringPersistenceOutput
 from services.orchestrator.locks import SessionLocks
-from services.orchestrator.pipeline import EventSink, Group, PipelineContext, TurnInput, TurnPipeline
+from services.orchestrator.pipeline import EventSink, Group, PipelineContext, Stage, TurnInput, TurnPipeline
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.decision import ContinuationStage, StrategySelectionStage
@@ -34,9 +35,21 @@ from shared.validation import Violations
 _log = structlog.get_logger("orchestrator.turns")
 
 
-def build_groups(d: StageDeps) -> list[Group]:
+StageWrapper = Callable[[Stage], Stage]
+
+
+def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
     """The stage graph. The rubric runs beside srl → extraction; slot discovery runs inline (before
-    state computation) or deferred (beside question generation)."""
+    state computation) or deferred (beside question generation).
+
+    `wrap` decorates every stage (fault-injection tests use it to fail a chosen stage once)."""
+    groups = _stage_graph(d)
+    if wrap is None:
+        return groups
+    return [[[wrap(stage) for stage in chain] for chain in group] for group in groups]
+
+
+def _stage_graph(d: StageDeps) -> list[Group]:
     slots = SlotDiscoveryStage(d)
     inline = d.settings.canonical_slots_mode == "inline"
     groups: list[Group] = [
@@ -61,11 +74,11 @@ def build_groups(d: StageDeps) -> list[Group]:
 class TurnService:
     """Runs turns exactly once per (session, turn_number)."""
 
-    def __init__(self, stage_deps: StageDeps, locks: SessionLocks) -> None:
+    def __init__(self, stage_deps: StageDeps, locks: SessionLocks, wrap: StageWrapper | None = None) -> None:
         self._d = stage_deps
         self._repo: OrchestratorRepository = stage_deps.repo
         self._locks = locks
-        self._groups = build_groups(stage_deps)
+        self._groups = build_groups(stage_deps, wrap)
 
     def validate(self, session_id: str, turn_number: int, text: str, request_id: str) -> None:
         """Reject malformed input before anything is read or written."""
