@@ -99,7 +99,7 @@ def _wrap_handler(handler: grpc.RpcMethodHandler | None, scope: ScopeFactory) ->
     return wrapped
 
 
-class _ScopeInterceptor(grpc.aio.ServerInterceptor):
+class ScopeInterceptor(grpc.aio.ServerInterceptor):
     """Base: wraps every handler's behaviour in `self.scope(details, context)`."""
 
     def scope(
@@ -130,7 +130,7 @@ def _metadata_value(context: grpc.aio.ServicerContext, key: str) -> str | None:
     return None
 
 
-class RequestIdInterceptor(_ScopeInterceptor):
+class RequestIdInterceptor(ScopeInterceptor):
     """Reads `x-request-id` (or makes a UUID4), binds it and the deadline, echoes it back."""
 
     def scope(
@@ -152,7 +152,7 @@ class _RequestIdScope(_NullScope):
         await self._context.send_initial_metadata(((REQUEST_ID_HEADER, request_id),))
 
 
-class LogContextInterceptor(_ScopeInterceptor):
+class LogContextInterceptor(ScopeInterceptor):
     """Binds request_id, rpc_method and rpc_service into structlog's contextvars for the RPC."""
 
     def scope(
@@ -172,7 +172,7 @@ class _LogScope(_NullScope):
         )
 
 
-class ErrorMappingInterceptor(_ScopeInterceptor):
+class ErrorMappingInterceptor(ScopeInterceptor):
     """Maps exceptions escaping a handler to rich statuses (`shared.grpc_errors`)."""
 
     def __init__(self, domain: str) -> None:
@@ -204,7 +204,11 @@ class GrpcServer:
         registrations: Sequence[ServiceRegistration],
         *,
         on_shutdown: Sequence[ShutdownHook] = (),
+        extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+        credentials: grpc.ServerCredentials | None = None,
     ) -> None:
+        self._extra_interceptors = list(extra_interceptors)
+        self._credentials = credentials
         self._settings = settings
         self._registrations = list(registrations)
         self._on_shutdown = list(on_shutdown)
@@ -232,7 +236,10 @@ class GrpcServer:
         configure_logging(self._settings)
         setup_telemetry(self._settings)  # before the server (and any channel) is created
         server = grpc.aio.server(
-            interceptors=build_interceptors(self._settings), options=self._settings.grpc_options()
+            # Extra interceptors (e.g. auth) run innermost, inside error mapping, so their domain
+            # errors become proper statuses.
+            interceptors=[*build_interceptors(self._settings), *self._extra_interceptors],
+            options=self._settings.grpc_options(),
         )
         for registration in self._registrations:
             registration.add_to_server(server)
@@ -241,7 +248,10 @@ class GrpcServer:
             [*self.service_names, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME], server
         )
         address = f"{self._settings.host}:{self._settings.port}"
-        port = server.add_insecure_port(address)
+        if self._credentials is not None:
+            port = server.add_secure_port(address, self._credentials)
+        else:
+            port = server.add_insecure_port(address)
         if port == 0:
             raise RuntimeError(f"could not bind {address}")
         await server.start()
@@ -287,9 +297,17 @@ async def serve(
     registrations: Sequence[ServiceRegistration],
     *,
     on_shutdown: Sequence[ShutdownHook] = (),
+    extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    credentials: grpc.ServerCredentials | None = None,
 ) -> None:
     """Run a `GrpcServer` until SIGTERM or SIGINT, then shut down gracefully."""
-    server = GrpcServer(settings, registrations, on_shutdown=on_shutdown)
+    server = GrpcServer(
+        settings,
+        registrations,
+        on_shutdown=on_shutdown,
+        extra_interceptors=extra_interceptors,
+        credentials=credentials,
+    )
     stop_requested = asyncio.Event()
     loop = asyncio.get_running_loop()
     signals = (signal.SIGTERM, signal.SIGINT)

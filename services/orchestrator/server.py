@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
+import grpc.aio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.orchestrator.catalog import Catalog
@@ -18,6 +20,7 @@ from services.orchestrator.sessions import SessionService
 from services.orchestrator.settings import OrchestratorSettings
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.turns import StageWrapper, TurnService
+from shared.auth import BearerTokenInterceptor
 from shared.db import create_engine
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from shared.methodology import ConceptRegistry, MethodologyRegistry
@@ -78,13 +81,42 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
     return Orchestrator(settings, engine, deps, servicer)
 
 
+def security(
+    settings: OrchestratorSettings,
+) -> tuple[list[grpc.aio.ServerInterceptor], grpc.ServerCredentials | None]:
+    """The optional bearer-token interceptor and TLS credentials of the public port."""
+    interceptors: list[grpc.aio.ServerInterceptor] = []
+    if settings.auth_token is not None and settings.auth_token.get_secret_value():
+        interceptors.append(BearerTokenInterceptor(settings.auth_token.get_secret_value()))
+    credentials = None
+    if settings.tls_cert_file and settings.tls_key_file:
+        key = Path(settings.tls_key_file).read_bytes()
+        cert = Path(settings.tls_cert_file).read_bytes()
+        credentials = grpc.ssl_server_credentials([(key, cert)])
+    return interceptors, credentials
+
+
 def server_for(app: Orchestrator) -> GrpcServer:
     """A GrpcServer hosting the orchestrator (tests start it on port 0)."""
-    return GrpcServer(app.settings, app.registrations(), on_shutdown=[app.close])
+    interceptors, credentials = security(app.settings)
+    return GrpcServer(
+        app.settings,
+        app.registrations(),
+        on_shutdown=[app.close],
+        extra_interceptors=interceptors,
+        credentials=credentials,
+    )
 
 
 async def main(settings: OrchestratorSettings | None = None) -> None:
     """Run until SIGTERM."""
     settings = settings or OrchestratorSettings()
     app = await build(settings)
-    await serve(settings, app.registrations(), on_shutdown=[app.close])
+    interceptors, credentials = security(settings)
+    await serve(
+        settings,
+        app.registrations(),
+        on_shutdown=[app.close],
+        extra_interceptors=interceptors,
+        credentials=credentials,
+    )
