@@ -1,0 +1,1 @@
+"""Scoring service: signal pools, the detector registry, the rubric, and joint strategy–node ranking."""

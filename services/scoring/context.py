@@ -1,0 +1,94 @@
+"""The read-only context detectors compute from: the inputs, the methodology and the rubric."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from services.scoring.models import SignalInputs
+from services.scoring.rubric.models import Rubric
+from shared.methodology_models import MethodologyConfig
+from shared.node_tracker import NodeStateTracker
+
+_LABEL_WORD = re.compile(r"[a-z0-9]+")
+_LABEL_STOP = frozenset({"a", "an", "the", "of", "to", "and", "or", "for", "in", "on", "with", "my", "it"})
+
+
+def _label_terms(label: str) -> frozenset[str]:
+    """Content words of a label, crudely singularised ("cars" ~ "car")."""
+    terms = set()
+    for word in _LABEL_WORD.findall(label.lower()):
+        if word in _LABEL_STOP:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        terms.add(word)
+    return frozenset(terms)
+
+
+def label_novelty(labels: dict[str, str]) -> dict[str, float]:
+    """`graph.node.novelty` per key: 1 − the highest Jaccard overlap of its label terms with any other.
+
+    Lexical, because the request carries no embeddings (scoring.proto has no per-node similarity).
+    Shared-term counts come from an inverted index (numpy per node), so the cost follows the
+    postings actually shared rather than all n² pairs. A label with no content words is 0.
+    """
+    keys = list(labels)
+    terms = [_label_terms(labels[k]) for k in keys]
+    vocab: dict[str, int] = {}
+    postings: list[list[int]] = []
+    for i, words in enumerate(terms):
+        for word in words:
+            j = vocab.setdefault(word, len(vocab))
+            if j == len(postings):
+                postings.append([])
+            postings[j].append(i)
+    arrays = [np.asarray(p, dtype=np.int64) for p in postings]
+    sizes = np.asarray([len(t) for t in terms], dtype=np.float64)
+    novelty: dict[str, float] = {}
+    for i, (key, words) in enumerate(zip(keys, terms, strict=True)):
+        if not words:
+            novelty[key] = 0.0
+            continue
+        others, shared = np.unique(np.concatenate([arrays[vocab[w]] for w in words]), return_counts=True)
+        mask = others != i
+        others, shared = others[mask], shared[mask]
+        if not len(others):
+            novelty[key] = 1.0
+            continue
+        jaccard = shared / (sizes[others] + sizes[i] - shared)
+        novelty[key] = 1.0 - float(jaccard.max())
+    return novelty
+
+
+@dataclass
+class DetectionContext:
+    """Inputs + methodology + the rubric for this answer (None when no LLM signal is planned)."""
+
+    inputs: SignalInputs
+    methodology: MethodologyConfig
+    rubric: Rubric | None = None
+
+    @property
+    def tracker(self) -> NodeStateTracker:
+        """The node tracker (read-only by convention)."""
+        return self.inputs.tracker
+
+    @cached_property
+    def level_count(self) -> int:
+        """Number of distinct ontology levels (normalises depth signals)."""
+        return self.methodology.level_count
+
+    @cached_property
+    def node_novelty(self) -> dict[str, float]:
+        """Lexical novelty of every tracked node (computed once per detection)."""
+        return label_novelty({key: state.label for key, state in self.tracker.states.items()})
+
+    def require_rubric(self) -> Rubric:
+        """The rubric; a missing one here is a programming error (the engine resolves it first)."""
+        if self.rubric is None:
+            raise RuntimeError("an LLM signal was planned but no rubric was resolved")
+        return self.rubric

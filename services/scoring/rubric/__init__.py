@@ -1,0 +1,1 @@
+"""The six-dimension answer rubric: LLM-batched or offline lexical."""

@@ -1,0 +1,438 @@
+"""The offline (`local` provider) rubric: deterministic lexical features mapped to 1–5 scores.
+
+Features (all counted on the lower-cased answer, phrases on word boundaries):
+
+* response_depth — distinct idea units: clauses split at sentence punctuation, commas and clause
+  connectors ("and", "because", "but", …) that carry at least one content word; plus length;
+* specificity — numbers and number words, time expressions, units, proper names (capitalised words
+  not starting a sentence) and comma-separated lists of items;
+* certainty — explicit doubt ("I don't know", "no idea") → 1; hedges ("kind of", "I guess", "maybe")
+  lower it; softeners ("usually", "about") cap it at 4; a conversational "I think" is not a hedge;
+* valence — a sentiment lexicon with strong words counting double, intensifiers and negation;
+  mixed answers stay near neutral;
+* engagement — deflection phrases → 1; otherwise new content words not in the question and
+  volunteering markers ("also", "by the way", "actually");
+* intellectual_engagement — reason markers ("because", "since", "which means"), contrasts and
+  trade-offs ("but", "although", "depends") and motives ("feel", "values", "matters to me").
+
+The thresholds were calibrated on `tests/data/rubric/labelled_answers.yaml` (hand-labelled before
+tuning); `python -m services.scoring.rubric.calibrate` prints the agreement figures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.scoring.rubric import lexicon as lx
+from services.scoring.rubric.models import RUBRIC_DIMENSIONS, Rubric, RubricScore
+from shared.llm.base import LLMUsage
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’:\-]*")
+_SENTENCE_SPLIT = re.compile(r"[.!?;]+(?:\s+|$)")
+_CLAUSE_SPLIT = re.compile(r"[.!?;:,]+")
+_DIGIT = re.compile(r"\d")
+_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "it",
+        "it's",
+        "its",
+        "is",
+        "was",
+        "are",
+        "be",
+        "been",
+        "i",
+        "i'm",
+        "i've",
+        "i'd",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "they",
+        "them",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "so",
+        "that",
+        "this",
+        "there",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "just",
+        "really",
+        "very",
+        "yes",
+        "no",
+        "not",
+        "ok",
+        "okay",
+        "yeah",
+        "well",
+        "then",
+        "what",
+        "about",
+        "as",
+        "by",
+        "if",
+        "up",
+        "out",
+        "into",
+        "all",
+        "some",
+        "any",
+        "much",
+        "more",
+        "also",
+        "too",
+        "would",
+        "could",
+        "can",
+        "will",
+        "which",
+        "when",
+        "how",
+        "why",
+        "where",
+        "who",
+        "one",
+        "thing",
+        "things",
+        "get",
+        "got",
+        "make",
+        "made",
+        "think",
+        "know",
+        "use",
+        "used",
+        "usually",
+        "mostly",
+        "sometimes",
+        "actually",
+        "from",
+        "than",
+        "because",
+        "since",
+        "though",
+        "although",
+        "while",
+        "else",
+        "don't",
+        "dont",
+        "didn't",
+        "doesn't",
+        "isn't",
+        "wasn't",
+        "can't",
+        "won't",
+        "i'll",
+        "it'll",
+        "same",
+        "nothing",
+        "something",
+        "anything",
+        "like",
+    }
+)
+_PRONOUNS_BEFORE_LIKE = frozenset(
+    {"i", "we", "you", "they", "really", "i'd", "would", "son", "kids", "she", "he"}
+)
+USAGE = LLMUsage(client="scoring", provider="local", model="lexical-rubric", calls=0)
+
+
+def _has_phrase(text: str, phrase: str) -> int:
+    return len(re.findall(rf"(?<![a-z']){re.escape(phrase)}(?![a-z'])", text))
+
+
+def _count_phrases(text: str, phrases: tuple[str, ...]) -> int:
+    """Occurrences of any phrase, longer phrases first and each span counted once."""
+    remaining = text
+    total = 0
+    for phrase in sorted(phrases, key=len, reverse=True):
+        pattern = re.compile(rf"(?<![a-z']){re.escape(phrase)}(?![a-z'])")
+        hits = len(pattern.findall(remaining))
+        if hits:
+            total += hits
+            remaining = pattern.sub(" ", remaining)
+    return total
+
+
+@dataclass(frozen=True)
+class LexicalFeatures:
+    """What the scorer counts in one answer (see the module docstring)."""
+
+    word_count: int
+    sentences: int
+    idea_units: int
+    specifics: int
+    doubts: int
+    hedges: int
+    softeners: int
+    confident: int
+    positive: float
+    negative: float
+    deflections: int
+    volunteers: int
+    new_content_words: int
+    reasons: int
+    contrasts: int
+    motives: int
+    questions: int
+    exclamations: int
+
+
+def _norm(text: str) -> str:
+    return text.replace("’", "'").lower()
+
+
+def extract_features(question: str, answer: str) -> LexicalFeatures:
+    """Count the lexical features of `answer` (the question only serves to spot new content)."""
+    raw = answer.replace("’", "'").strip()
+    text = raw.lower()
+    tokens = [t.lower().strip("'-:") for t in _WORD.findall(raw)]
+    tokens = [t for t in tokens if t]
+    q_tokens = {t.lower().strip("'-:") for t in _WORD.findall(question.replace("’", "'"))}
+
+    sentences = [s for s in _SENTENCE_SPLIT.split(raw) if s.strip()]
+    units = 0
+    list_items = 0
+    for clause in _CLAUSE_SPLIT.split(text):
+        words = [w for w in _WORD.findall(clause)]
+        if not words:
+            continue
+        segment: list[str] = []
+        segments: list[list[str]] = []
+        for w in words:
+            if w in lx.CONNECTORS and segment:
+                segments.append(segment)
+                segment = []
+            segment.append(w)
+        segments.append(segment)
+        for seg in segments:
+            content = [
+                w for w in seg if w not in _STOP and w not in lx.CONNECTORS and w not in lx.FILLER_WORDS
+            ]
+            if content and len(seg) >= 2:
+                units += 1
+            elif len(content) == 1 and len(seg) <= 2:
+                list_items += 1
+
+    specifics = 0
+    for tok in tokens:
+        if _DIGIT.search(tok) or tok in lx.NUMBER_WORDS or tok in lx.TIME_WORDS or tok in lx.UNIT_WORDS:
+            specifics += 1
+    for sentence in sentences:
+        words = _WORD.findall(sentence)
+        for w in words[1:]:
+            if w[:1].isupper() and w.lower() not in lx.NOT_NAMES:
+                specifics += 1
+    if list_items >= 2:
+        specifics += list_items - 1
+
+    positive = 0.0
+    negative = 0.0
+    for i, tok in enumerate(tokens):
+        prev = tokens[i - 1] if i else ""
+        prev2 = tokens[i - 2] if i > 1 else ""
+        polarity = 0.0
+        if tok in lx.STRONG_POSITIVE_WORDS:
+            polarity = 2.0
+        elif tok in lx.POSITIVE_WORDS and (tok != "like" or prev in _PRONOUNS_BEFORE_LIKE):
+            polarity = 1.0
+        elif tok in lx.STRONG_NEGATIVE_WORDS:
+            polarity = -2.0
+        elif tok in lx.NEGATIVE_WORDS:
+            polarity = -1.0
+        if polarity == 0.0:
+            continue
+        if prev in lx.INTENSIFIERS or prev2 in lx.INTENSIFIERS:
+            polarity *= 1.5
+        if prev in lx.NEGATORS or prev2 in lx.NEGATORS:
+            polarity = -polarity * 0.5
+        if polarity > 0:
+            positive += polarity
+        else:
+            negative -= polarity
+
+    content_new = {
+        t for t in tokens if t not in _STOP and t not in lx.FILLER_WORDS and t not in q_tokens and len(t) > 2
+    }
+    return LexicalFeatures(
+        word_count=len(tokens),
+        sentences=len(sentences),
+        idea_units=units,
+        specifics=specifics,
+        doubts=_count_phrases(text, lx.DOUBT_PHRASES),
+        hedges=_count_phrases(text, lx.HEDGE_PHRASES),
+        softeners=sum(1 for t in tokens if t in lx.SOFTENER_WORDS),
+        confident=sum(1 for t in tokens if t in lx.CONFIDENT_WORDS),
+        positive=positive,
+        negative=negative,
+        deflections=_count_phrases(text, lx.DEFLECT_PHRASES),
+        volunteers=_count_phrases(text, lx.VOLUNTEER_PHRASES),
+        new_content_words=len(content_new),
+        reasons=_count_phrases(text, lx.REASON_PHRASES),
+        contrasts=_count_phrases(text, lx.CONTRAST_PHRASES),
+        motives=_count_phrases(text, lx.MOTIVE_PHRASES),
+        questions=raw.count("?"),
+        exclamations=raw.count("!"),
+    )
+
+
+# -- per-dimension mappings -------------------------------------------------------------------------
+
+
+def score_depth(f: LexicalFeatures) -> tuple[int, str]:
+    """Idea units and length → 1–5."""
+    units, words = f.idea_units, f.word_count
+    if units == 0 or words <= 1:
+        score = 1
+    elif units == 1:
+        score = 2
+    elif units == 2:
+        score = 3 if words >= 12 else 2
+    elif units <= 4:
+        score = 4 if words >= 25 else 3
+    elif units <= 6 and words < 45:
+        score = 4
+    else:
+        score = 5
+    return score, f"{f.idea_units} idea unit(s) in {f.word_count} words"
+
+
+def score_specificity(f: LexicalFeatures) -> tuple[int, str]:
+    """Concrete markers (numbers, times, units, names, listed items) → 1–5."""
+    n = f.specifics
+    if n == 0:
+        score = 1 if f.word_count < 10 else 2
+    elif n == 1:
+        score = 3
+    elif n <= 3:
+        score = 4
+    else:
+        score = 5
+    return score, f"{n} concrete marker(s) (numbers, times, names, quantities)"
+
+
+def score_certainty(f: LexicalFeatures) -> tuple[int, str]:
+    """Doubt → 1; hedges lower, softeners cap at 4, confident words lift."""
+    if f.doubts:
+        return 1, "explicit doubt"
+    if f.questions and f.word_count <= 10:
+        return 2, "answers with a question"
+    hedges = f.hedges
+    if hedges >= 3:
+        score = 2
+    elif hedges == 2:
+        score = 2 if f.word_count < 30 else 3
+    elif hedges == 1:
+        score = 3 if f.word_count < 30 else 4
+    elif f.confident:
+        score = 5
+    elif (f.softeners and f.word_count < 20) or f.word_count <= 3:
+        score = 4  # approximations in a short answer, or too little said to sound sure
+    else:
+        score = 5
+    return score, f"{hedges} hedge(s), {f.softeners} softener(s)"
+
+
+def score_valence(f: LexicalFeatures) -> tuple[int, str]:
+    """Net sentiment; mixed answers with close totals stay neutral."""
+    net = f.positive - f.negative
+    if f.positive and f.negative and abs(net) <= 1.0:
+        score = 3
+    elif net <= -3.5:
+        score = 1
+    elif net <= -1.0:
+        score = 2
+    elif net < 1.0:
+        score = 3
+    elif net < 3.5:
+        score = 4
+    else:
+        score = 5
+    return score, f"positive {f.positive:g}, negative {f.negative:g}"
+
+
+def score_engagement(f: LexicalFeatures) -> tuple[int, str]:
+    """Deflection → 1; new content words and volunteering markers raise it."""
+    if f.deflections or (f.doubts and f.word_count <= 5):
+        return 1, "deflects"
+    new = f.new_content_words
+    extra = f.volunteers + (1 if f.exclamations else 0) + max(0, f.sentences - 1)
+    if new <= 1:
+        score = 2
+    elif new <= 6 and extra == 0:
+        score = 3
+    elif new <= 6:
+        score = 3 if extra < 2 else 4
+    elif new <= 12:
+        score = 4 if extra >= 1 else 3
+    else:
+        score = 5 if extra >= 2 else 4
+    return score, f"{new} new content word(s), {extra} volunteering marker(s)"
+
+
+def score_intellectual(f: LexicalFeatures) -> tuple[int, str]:
+    """Reasons, contrasts/trade-offs and motives → 1–5."""
+    total = f.reasons + f.contrasts + (1 if f.motives else 0)
+    if f.doubts and total <= 1:
+        score = 1  # "probably not, but I don't know" is doubt, not reasoning
+    elif total == 0:
+        evaluative = f.positive + f.negative > 0
+        score = 2 if evaluative and f.word_count >= 3 else 1
+    elif total == 1:
+        score = 3
+    elif total <= 3:
+        score = 4
+    else:
+        score = 5
+    return score, f"{f.reasons} reason, {f.contrasts} contrast and {f.motives} motive marker(s)"
+
+
+_MAPPERS = {
+    "response_depth": score_depth,
+    "specificity": score_specificity,
+    "certainty": score_certainty,
+    "valence": score_valence,
+    "engagement": score_engagement,
+    "intellectual_engagement": score_intellectual,
+}
+
+
+class LocalRubricScorer:
+    """Deterministic offline rubric (no network, `calls=0` usage)."""
+
+    def score_sync(self, question: str, answer: str) -> Rubric:
+        """The rubric of `answer` given `question`, computed synchronously."""
+        features = extract_features(question, answer)
+        scores = {}
+        for name in RUBRIC_DIMENSIONS:
+            value, why = _MAPPERS[name](features)
+            scores[name] = RubricScore(name=name, score=value, rationale=f"offline lexical: {why}")
+        return Rubric(scores=scores, usage=USAGE)
+
+    async def score(self, question: str, answer: str, *, session_id: str | None = None) -> Rubric:
+        """Same as `score_sync` (the protocol is async for the LLM scorer)."""
+        return self.score_sync(question, answer)

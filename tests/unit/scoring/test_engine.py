@@ -1,0 +1,153 @@
+"""The stateless engine: validation, rubric resolution, selection over the real methodology YAML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.scoring.models import GraphMetrics, SelectionMode, SignalInputs
+from services.scoring.rubric.local_scorer import LocalRubricScorer
+from shared.errors import InvalidArgumentError
+from shared.methodology import MethodologyRegistry
+from shared.methodology_models import FocusMode, InterviewPhase
+from shared.node_tracker import GraphChangeSummary, NodeStateTracker
+from tests.unit.scoring.support import CountingScorer, engine_for, methodology_dict, rubric, write_methodology
+
+CONFIG = Path(__file__).parents[3] / "config"
+ANSWER = "It blocks the office noise so I can concentrate, which matters because I work in open space."
+
+
+def _mec_tracker() -> NodeStateTracker:
+    t = NodeStateTracker()
+    t.register_node("n1", 1, label="noise cancelling", node_type="attribute", level=1)
+    t.register_node("n2", 1, label="long battery", node_type="attribute", level=1)
+    t.update_focus("n1", 1, "deepen")
+    t.record_yield("n1", 2, GraphChangeSummary(nodes_added=1, edges_added=1))
+    t.register_node("n3", 2, label="focus at work", node_type="functional_consequence", level=2)
+    t.update_edge("n1", "n3")
+    t.append_response_signal(None, "deep", turn_number=2)
+    return t
+
+
+def _inputs(**overrides: object) -> SignalInputs:
+    values: dict[str, object] = {
+        "methodology": "means_end_chain",
+        "turn_number": 2,
+        "max_turns": 20,
+        "tracker": _mec_tracker(),
+        "graph": GraphMetrics(node_count=3, edge_count=1, orphan_count=1, max_depth=2, avg_depth=1.3),
+        "answer": ANSWER,
+        "question": "Why does noise cancelling matter to you?",
+        "strategy_history": ("deepen",),
+    }
+    values.update(overrides)
+    return SignalInputs.model_validate(values)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fields"),
+    [
+        ({"methodology": "nope"}, {"inputs.methodology"}),
+        ({"turn_number": 0}, {"inputs.turn_number"}),
+        ({"turn_number": -3, "max_turns": 0}, {"inputs.turn_number", "inputs.max_turns"}),
+    ],
+)
+async def test_invalid_inputs_raise_with_field_violations(
+    overrides: dict[str, object], fields: set[str]
+) -> None:
+    engine = engine_for(CONFIG, CountingScorer(rubric()))
+    for call in (engine.select, engine.detect):
+        with pytest.raises(InvalidArgumentError) as info:
+            await call(_inputs(**overrides))
+        assert {v.field for v in info.value.violations} == fields
+
+
+async def test_given_rubric_is_used_and_no_call_is_made() -> None:
+    scorer = CountingScorer(rubric(depth=1))
+    given = rubric(depth=5, engagement=5)
+    selection = await engine_for(CONFIG, scorer).select(_inputs(rubric=given))
+    assert scorer.calls == []
+    assert selection.detection.rubric is given
+    assert selection.detection.signals.global_signals["llm.response_depth"] == "deep"
+
+
+async def test_missing_rubric_is_computed_once_from_question_and_answer() -> None:
+    scorer = CountingScorer(rubric(depth=2))
+    selection = await engine_for(CONFIG, scorer).select(_inputs())
+    assert scorer.calls == [
+        (
+            "Why does noise cancelling matter to you?",
+            "It blocks the office noise so I can concentrate, which matters because I work in open space.",
+        )
+    ]
+    assert selection.detection.signals.global_signals["llm.response_depth"] == "shallow"
+
+
+async def test_selection_over_means_end_chain_carries_strategy_attributes() -> None:
+    engine = engine_for(CONFIG, LocalRubricScorer())
+    selection = await engine.select(_inputs())
+    mec = MethodologyRegistry(CONFIG).get("means_end_chain")
+    chosen = mec.strategy(selection.strategy)
+    assert chosen is not None
+    assert selection.focus_mode is chosen.focus_mode
+    assert selection.generates_closing_question is chosen.generates_closing_question
+    assert selection.phase is InterviewPhase.EARLY and selection.mode is SelectionMode.JOINT
+    assert selection.candidates[0].strategy == selection.strategy
+    assert selection.candidates[0].node_id == selection.focus_node_id
+    required = [s for s in mec.strategies if s.node_binding.value == "required"]
+    assert len(selection.candidates) == len(required) * 3 + (len(mec.strategies) - len(required))
+    alts = selection.alternatives(3)
+    assert [a.rank for a in alts] == [1, 2, 3] and alts[0].strategy == selection.strategy
+
+
+async def test_late_phase_closing_strategy_wins_and_travels_with_the_selection() -> None:
+    engine = engine_for(CONFIG, LocalRubricScorer())
+    history = ("deepen", "validate", "deepen", "reflect", "validate")
+    selection = await engine.select(
+        _inputs(
+            turn_number=20,
+            strategy_history=history,
+            response_depth_history=(2, 1, 2, 1, 2),
+            answer="No.",
+            rubric=rubric(depth=1, engagement=1, intellectual=1),
+        )
+    )
+    # late phase, progress 1.0, fatigued trend: close has the largest late bonus and weights
+    assert selection.strategy == "close"
+    assert selection.generates_closing_question is True
+    assert selection.focus_mode is FocusMode.SUMMARY and selection.focus_node_id is None
+
+
+async def test_default_mode_and_explicit_mode(tmp_path: Path) -> None:
+    two_stage = engine_for(CONFIG, LocalRubricScorer(), mode=SelectionMode.TWO_STAGE)
+    default = await two_stage.select(_inputs())
+    assert default.mode is SelectionMode.TWO_STAGE
+    assert all(c.node_id is None for c in default.candidates[1:])
+    joint = await two_stage.select(_inputs(), SelectionMode.JOINT)
+    assert joint.mode is SelectionMode.JOINT
+
+
+async def test_check_methodologies_compiles_every_methodology(tmp_path: Path) -> None:
+    write_methodology(
+        tmp_path, methodology_dict("ok", [{"name": "a", "signal_weights": {"graph.node_count": 1.0}}])
+    )
+    engine = engine_for(tmp_path, LocalRubricScorer())
+    assert engine.check_methodologies() == ["ok"]
+    assert engine_for(CONFIG, LocalRubricScorer()).check_methodologies() == [
+        "critical_incident",
+        "customer_journey_mapping",
+        "jobs_to_be_done",
+        "means_end_chain",
+        "repertory_grid",
+    ]
+
+
+async def test_engine_keeps_no_state_between_requests() -> None:
+    engine = engine_for(CONFIG, LocalRubricScorer())
+    first = await engine.select(_inputs())
+    await engine.select(_inputs(turn_number=15, strategy_history=("explore",) * 5, answer="Fine."))
+    again = await engine.select(_inputs())
+    assert [(c.strategy, c.node_id, c.final_score) for c in again.candidates] == [
+        (c.strategy, c.node_id, c.final_score) for c in first.candidates
+    ]

@@ -1,0 +1,159 @@
+"""The rubric: the offline lexical scorer against the labelled set, and the LLM path through the fake
+provider (real SDKs, real HTTP): one call that sees question and answer; malformed output is an error."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from services.scoring.rubric.calibrate import agreement, load_labelled
+from services.scoring.rubric.llm_scorer import LLMRubricScorer
+from services.scoring.rubric.local_scorer import LocalRubricScorer
+from services.scoring.rubric.models import RUBRIC_DIMENSIONS
+from services.scoring.server import build_scorer
+from shared.errors import LLMInvalidOutputError
+from shared.llm import LLMClients, build_llm_clients
+from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Reply, fake_llm_settings
+
+LABELLED = Path(__file__).parents[2] / "data" / "rubric" / "labelled_answers.yaml"
+
+
+# -- offline scorer -----------------------------------------------------------------------------------
+
+
+def test_labelled_set_is_large_enough_and_complete() -> None:
+    items = load_labelled(LABELLED)
+    assert len(items) >= 40
+    assert all(set(i.expected) == set(RUBRIC_DIMENSIONS) for i in items)
+    assert all(1 <= s <= 5 for i in items for s in i.expected.values())
+
+
+@pytest.mark.parametrize("dimension", RUBRIC_DIMENSIONS)
+def test_local_scorer_agrees_with_the_hand_labels(dimension: str) -> None:
+    figures = agreement(load_labelled(LABELLED))[dimension]
+    assert figures.mean_abs_error <= 1.0, figures
+    assert figures.within_one >= 0.80, figures
+
+
+def test_local_scorer_overall_agreement() -> None:
+    figures = agreement(load_labelled(LABELLED)).values()
+    assert sum(f.within_one for f in figures) / len(figures) >= 0.9
+    assert sum(f.mean_abs_error for f in figures) / len(figures) <= 0.6
+
+
+@pytest.mark.parametrize(
+    ("hedged", "plain"),
+    [
+        ("It's kind of better for me, I guess.", "It's better for me."),
+        ("Maybe it saves time, sort of.", "It saves time."),
+    ],
+)
+def test_hedges_lower_certainty(hedged: str, plain: str) -> None:
+    scorer = LocalRubricScorer()
+    assert scorer.score_sync("Why?", hedged).score("certainty") < scorer.score_sync("Why?", plain).score(
+        "certainty"
+    )
+
+
+def test_conversational_i_think_is_not_a_hedge() -> None:
+    scorer = LocalRubricScorer()
+    with_i_think = scorer.score_sync("Why?", "I think it is better for the environment and cheaper overall.")
+    without = scorer.score_sync("Why?", "It is better for the environment and cheaper overall.")
+    assert with_i_think.score("certainty") == without.score("certainty") == 5
+
+
+def test_doubt_deflection_and_detail_move_the_right_dimensions() -> None:
+    scorer = LocalRubricScorer()
+    doubt = scorer.score_sync("Why?", "I don't know.")
+    assert (doubt.score("certainty"), doubt.score("response_depth")) == (1, 1)
+    assert scorer.score_sync("What would help?", "Whatever, can we move on?").score("engagement") == 1
+    rich = scorer.score_sync(
+        "Tell me about your last purchase.",
+        "Last Saturday I bought running shoes at Decathlon for 80 euros because my old pair hurt my knees, "
+        "but I also wanted something lighter for the 10k race in May, so I compared three models first.",
+    )
+    assert rich.score("specificity") >= 4 and rich.score("intellectual_engagement") >= 4
+    assert rich.score("response_depth") >= 4
+    assert scorer.score_sync("How was it?", "Absolutely awful, I hate it.").score("valence") <= 2
+    assert scorer.score_sync("How was it?", "I love it, it's wonderful!").score("valence") >= 4
+
+
+async def test_local_scorer_is_deterministic_and_reports_no_calls() -> None:
+    scorer = LocalRubricScorer()
+    first = await scorer.score("Why?", "Because it is creamy and I like the taste.")
+    second = await scorer.score("Why?", "Because it is creamy and I like the taste.")
+    assert first == second
+    assert (first.usage.provider, first.usage.calls) == ("local", 0)
+    assert all(s.rationale.startswith("offline lexical") for s in first.scores.values())
+
+
+# -- LLM path -----------------------------------------------------------------------------------------
+
+VALID = {
+    "response_depth": {"score": 4, "rationale": "Several reasons."},
+    "specificity": {"score": 2, "rationale": "General."},
+    "certainty": {"score": 5, "rationale": "No hedging."},
+    "valence": {"score": 4, "rationale": "Positive."},
+    "engagement": {"score": 3, "rationale": "Answers the question."},
+    "intellectual_engagement": {"score": 5, "rationale": "Trade-offs."},
+}
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
+
+
+@pytest_asyncio.fixture
+async def clients(fake_llm: FakeLLMServer, request: pytest.FixtureRequest) -> AsyncIterator[LLMClients]:
+    built = build_llm_clients(fake_llm_settings(fake_llm, request.param))
+    yield built
+    await built.aclose()
+
+
+def _prompt_text(request: RecordedRequest) -> str:
+    body = request.body
+    if request.api == "anthropic":
+        return str(body["system"]) + "\n" + "\n".join(str(m["content"]) for m in body["messages"])
+    return "\n".join(str(m["content"]) for m in body["messages"])
+
+
+@pytest.mark.parametrize("clients", ["anthropic", "openai"], indirect=True)
+async def test_llm_rubric_is_one_call_that_sees_question_and_answer(
+    fake_llm: FakeLLMServer, clients: LLMClients
+) -> None:
+    fake_llm.enqueue(Reply.structured(VALID, input_tokens=300, output_tokens=90))
+    scorer = build_scorer(clients.scoring)
+    assert isinstance(scorer, LLMRubricScorer)
+    rubric = await scorer.score("Why does the battery matter to you?", "I travel a lot, so I hate charging.")
+    assert {name: s.score for name, s in rubric.scores.items()} == {k: v["score"] for k, v in VALID.items()}
+    assert rubric.scores["intellectual_engagement"].rationale == "Trade-offs."
+    assert (rubric.usage.calls, rubric.usage.input_tokens, rubric.usage.output_tokens) == (1, 300, 90)
+    [request] = fake_llm.requests
+    prompt = _prompt_text(request)
+    assert "Why does the battery matter to you?" in prompt
+    assert "I travel a lot, so I hate charging." in prompt
+    assert "kind of" in prompt and "intellectual_engagement" in prompt  # the rubric definitions are sent
+
+
+@pytest.mark.parametrize("clients", ["anthropic"], indirect=True)
+async def test_malformed_llm_output_is_an_error_not_an_empty_rubric(
+    fake_llm: FakeLLMServer, clients: LLMClients
+) -> None:
+    out_of_range = {**VALID, "certainty": {"score": 9, "rationale": "?"}}
+    fake_llm.enqueue(Reply.structured(out_of_range), Reply.structured({"response_depth": {"score": 3}}))
+    with pytest.raises(LLMInvalidOutputError):
+        await LLMRubricScorer(clients.scoring).score("Q?", "A.")
+    assert len(fake_llm.requests) == 2  # one repair attempt, then the error
+
+
+def test_offline_client_selects_the_local_scorer(fake_llm: FakeLLMServer) -> None:
+    offline = build_llm_clients(fake_llm_settings(fake_llm, "local"))
+    assert isinstance(build_scorer(offline.scoring), LocalRubricScorer)
+    assert isinstance(build_scorer(None), LocalRubricScorer)
+    with pytest.raises(ValueError, match="networked"):
+        LLMRubricScorer(offline.scoring)
