@@ -1,0 +1,108 @@
+"""Concurrent `apply_extraction` calls on one session: no lost update, no duplicate node."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.graph_store.store import GraphStore
+
+from .support import concept, extraction, rel, row_counts
+
+SHARED = ["noise cancelling", "long battery life", "lightweight"]
+# Pairwise cosine < 0.46 (measured), so none of these merge with each other or with SHARED.
+OWN = [
+    "bright colours",
+    "sturdy case",
+    "warranty",
+    "touch controls",
+    "voice assistant",
+    "water resistance",
+    "spare ear tips",
+    "carrying pouch",
+    "app support",
+    "fast pairing",
+    "replaceable battery",
+    "recycled plastic",
+]
+
+
+async def _burst(store: GraphStore, sid: str, n: int) -> list[str]:
+    """n utterances at once; each mentions the shared labels plus one label of its own."""
+    inputs = [
+        extraction(
+            sid,
+            f"reply {i}",
+            [concept(lbl) for lbl in SHARED] + [concept(OWN[i])],
+            [rel("lightweight", "long battery life")],
+            turn=i + 1,
+            utterance_id=f"{sid}-u{i}",
+        )
+        for i in range(n)
+    ]
+    results = await asyncio.gather(*(store.apply_extraction(inp) for inp in inputs))
+    assert sum(len(r.nodes_created) for r in results) == len(SHARED) + n
+    assert sum(len(r.edges_created) for r in results) == 1
+    return [inp.utterance_id for inp in inputs]
+
+
+async def test_concurrent_applies_on_postgres_lose_nothing(open_graph, pg_url: str) -> None:  # type: ignore[no-untyped-def]
+    async with open_graph(pg_url) as store:
+        sid = "concurrent-pg"
+        utterances = await _burst(store, sid, 12)
+        await _check(store, pg_url, sid, utterances)
+
+
+async def test_concurrent_applies_on_sqlite_lose_nothing(sqlite_store: GraphStore, sqlite_url: str) -> None:
+    sid = "concurrent-sqlite"
+    utterances = await _burst(sqlite_store, sid, 6)
+    await _check(sqlite_store, sqlite_url, sid, utterances)
+
+
+async def _check(store: GraphStore, url: str, sid: str, utterances: list[str]) -> None:
+    nodes, edges = await store.get_graph(sid, include_embeddings=False)
+    assert len(nodes) == len(SHARED) + len(utterances)
+    for node in nodes:
+        if node.label in SHARED:  # every utterance's mention survived
+            assert sorted(node.source_utterance_ids) == sorted(utterances)
+    assert len(edges) == 1 and sorted(edges[0].source_utterance_ids) == sorted(utterances)
+    counts = await row_counts(url, sid)
+    assert counts["applied_utterances"] == len(utterances)
+
+
+async def test_concurrent_duplicates_of_one_utterance_apply_once(open_graph, pg_url: str) -> None:  # type: ignore[no-untyped-def]
+    async with open_graph(pg_url) as store:
+        sid = "concurrent-dup"
+        inp = extraction(sid, "same", [concept("sound quality"), concept("comfort")], utterance_id="dup-1")
+        results = await asyncio.gather(*(store.apply_extraction(inp) for _ in range(6)))
+        assert sum(not r.replayed for r in results) == 1
+        assert {tuple(n.id for n in r.nodes_created) for r in results} == {
+            tuple(n.id for n in results[0].nodes_created)
+        }
+        counts = await row_counts(pg_url, sid)
+        assert (counts["nodes"], counts["node_mentions"], counts["applied_utterances"]) == (2, 2, 1)
+
+
+# Pairwise cosine >= 0.86 (measured): whichever is applied first, the others must merge into it.
+# The unique constraint cannot catch these (different labels): only serialisation per session does.
+PARAPHRASES = [
+    "noise cancelling",
+    "noise cancellation",
+    "noise canceling",
+    "noise-cancelling",
+    "noise cancelling feature",
+]
+
+
+async def test_concurrent_paraphrases_make_one_node(any_store: tuple[GraphStore, str]) -> None:
+    store, _ = any_store
+    for round_ in range(3):  # several rounds: interleavings vary
+        sid = f"paraphrases-{round_}"
+        inputs = [
+            extraction(sid, f"said {p}", [concept(p)], turn=i + 1, utterance_id=f"{sid}-{i}")
+            for i, p in enumerate(PARAPHRASES)
+        ]
+        results = await asyncio.gather(*(store.apply_extraction(inp) for inp in inputs))
+        assert sum(len(r.nodes_created) for r in results) == 1
+        nodes, _ = await store.get_graph(sid, include_embeddings=False)
+        assert len(nodes) == 1
+        assert sorted(nodes[0].source_utterance_ids) == sorted(inp.utterance_id for inp in inputs)
