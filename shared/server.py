@@ -239,7 +239,7 @@ class GrpcServer:
             # Extra interceptors (e.g. auth) run innermost, inside error mapping, so their domain
             # errors become proper statuses.
             interceptors=[*build_interceptors(self._settings), *self._extra_interceptors],
-            options=self._settings.grpc_options(),
+            options=self._settings.server_options(),
         )
         for registration in self._registrations:
             registration.add_to_server(server)

@@ -67,6 +67,9 @@ class ServiceSettings(BaseSettings):
     max_text_chars: int = Field(
         default=5000, gt=0, description="Maximum length of free-text request fields (e.g. an answer)."
     )
+    max_connection_age_s: int = Field(
+        default=300, gt=0, description="Servers close connections older than this (clients re-resolve DNS)."
+    )
     config_dir: Path = Field(
         default=Path("config"), description="Directory holding methodologies/ and concepts/ YAML."
     )
@@ -76,4 +79,13 @@ class ServiceSettings(BaseSettings):
         return [
             ("grpc.max_send_message_length", self.max_message_bytes),
             ("grpc.max_receive_message_length", self.max_message_bytes),
+        ]
+
+    def server_options(self) -> list[tuple[str, int]]:
+        """Server options: message limits plus a maximum connection age, so clients using DNS
+        round-robin re-resolve and reach replicas added after they connected."""
+        return [
+            *self.grpc_options(),
+            ("grpc.max_connection_age_ms", self.max_connection_age_s * 1000),
+            ("grpc.max_connection_age_grace_ms", 30_000),
         ]

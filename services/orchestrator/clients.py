@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,11 +36,18 @@ class Dependencies:
     def connect(cls, settings: OrchestratorSettings) -> Dependencies:
         """Open one channel per service (lazy connect; a down service fails the call, not start-up)."""
         size = settings.max_message_bytes
-        extraction = create_channel(settings.extraction_target, max_message_bytes=size)
-        graph = create_channel(settings.graph_store_target, max_message_bytes=size)
-        slots = create_channel(settings.canonical_slots_target, max_message_bytes=size)
-        scoring = create_channel(settings.scoring_target, max_message_bytes=size)
-        question = create_channel(settings.question_target, max_message_bytes=size)
+        # round_robin spreads calls over every address a `dns:///` target resolves to (headless
+        # Services in Kubernetes); with a single address it behaves like pick_first.
+        options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
+
+        def channel(target: str) -> grpc.aio.Channel:
+            return create_channel(target, max_message_bytes=size, options=options)
+
+        extraction = channel(settings.extraction_target)
+        graph = channel(settings.graph_store_target)
+        slots = channel(settings.canonical_slots_target)
+        scoring = channel(settings.scoring_target)
+        question = channel(settings.question_target)
         return cls(
             extraction=extraction_pb2_grpc.ExtractionServiceStub(extraction),
             graph=graph_pb2_grpc.GraphServiceStub(graph),

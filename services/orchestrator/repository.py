@@ -117,11 +117,10 @@ class OrchestratorRepository:
         """Insert an utterance unless it exists (same key); returns its id."""
         ident = utterance_id(session_id, turn_number, speaker)
         async with self._sessions() as db:
-            existing = await db.get(UtteranceRow, ident)
-            if existing is not None:
-                return ident
             try:
                 async with db.begin():
+                    if await db.get(UtteranceRow, ident) is not None:
+                        return ident
                     await db.execute(
                         insert(UtteranceRow).values(
                             id=ident,

@@ -69,7 +69,11 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
     deps = Dependencies.connect(settings)
     locks = SessionLocks(engine)
     stage_deps = StageDeps(
-        deps=deps, repo=repo, settings=settings, methodologies=methodologies, rules=TerminationRules()
+        deps=deps,
+        repo=repo,
+        settings=settings,
+        methodologies=methodologies,
+        rules=termination_rules(settings),
     )
     sessions = SessionService(settings, repo, deps, methodologies, concepts, locks)
     servicer = InterviewServicer(
@@ -79,6 +83,17 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
         Catalog(methodologies, concepts),
     )
     return Orchestrator(settings, engine, deps, servicer)
+
+
+def termination_rules(settings: OrchestratorSettings) -> TerminationRules:
+    """The saturation thresholds from settings (SPEC defaults)."""
+    return TerminationRules(
+        min_turn_for_saturation=settings.min_turn_for_saturation,
+        graph_saturated_turns=settings.graph_saturated_turns,
+        quality_degraded_turns=settings.quality_degraded_turns,
+        depth_plateau_turns=settings.depth_plateau_turns,
+        node_exhausted_turns_without_yield=settings.node_exhausted_turns,
+    )
 
 
 def security(

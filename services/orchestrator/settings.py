@@ -52,6 +52,17 @@ class OrchestratorSettings(ServiceSettings):
     recent_turns: int = Field(
         default=8, ge=2, description="Utterances of context sent to extraction and question."
     )
+    min_turn_for_saturation: int = Field(
+        default=5, ge=1, description="Saturation rules apply from this turn."
+    )
+    graph_saturated_turns: int = Field(default=5, ge=1, description="Consecutive zero-yield turns that end.")
+    quality_degraded_turns: int = Field(default=6, ge=1, description="Consecutive shallow answers that end.")
+    depth_plateau_turns: int = Field(
+        default=6, ge=1, description="Zero-yield turns at one max depth that end."
+    )
+    node_exhausted_turns: int = Field(
+        default=3, ge=1, description="Turns without yield after which a focused node counts as exhausted."
+    )
     auth_token: SecretStr | None = Field(
         default=None, description="When set, every public call needs `authorization: Bearer <token>`."
     )
