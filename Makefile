@@ -13,7 +13,7 @@ export TEST_DATABASE_URL
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install protos lint test serve run bench e2e clean help
+.PHONY: install protos lint test serve run bench e2e e2e-compose clean help
 
 help:
 	@echo "make run      start all six services and the interactive interview client"
@@ -47,7 +47,7 @@ protos: $(STAMP)
 
 lint: install
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy shared services scripts bench
+	$(VENV)/bin/mypy shared services scripts bench deploy $(wildcard cli simulation)
 	npx --no-install buf lint
 	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:buf.yaml 2>/dev/null; then \
 		npx --no-install buf breaking --against '.git#branch=main'; \
@@ -66,6 +66,10 @@ bench: install
 	mkdir -p .bench
 	$(PY) bench/bench_graph_store.py .bench/graph_store.json
 	$(PY) bench/bench_scoring.py .bench/scoring.json
+
+# The e2e suite against a running compose deployment (docker compose up -d first; see deploy/README.md).
+e2e-compose: install
+	E2E_TARGET=$${E2E_TARGET:-127.0.0.1:50051} $(PY) -m pytest -q -p no:cacheprovider tests/e2e
 
 clean:
 	rm -rf shared/gen .mypy_cache .ruff_cache .pytest_cache .bench

@@ -38,7 +38,14 @@ class Dependencies:
         size = settings.max_message_bytes
         # round_robin spreads calls over every address a `dns:///` target resolves to (headless
         # Services in Kubernetes); with a single address it behaves like pick_first.
-        options = [("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))]
+        # Short reconnect backoff: a restarted dependency is used again within a second, while a
+        # dead one still fails fast (UNAVAILABLE) instead of queueing calls.
+        options: list[tuple[str, Any]] = [
+            ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})),
+            ("grpc.initial_reconnect_backoff_ms", 200),
+            ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 2000),
+        ]
 
         def channel(target: str) -> grpc.aio.Channel:
             return create_channel(target, max_message_bytes=size, options=options)

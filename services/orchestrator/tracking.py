@@ -21,7 +21,7 @@ def load_tracker(
         def resolve(node_id: str) -> str:
             return mapping.get(node_id, node_id)
 
-    tracker = NodeStateTracker.from_dict(data, resolve=resolve)
+    tracker = NodeStateTracker.from_dict(data or None, resolve=resolve)
     if resolve is not None:
         tracker.reconcile()
     return tracker

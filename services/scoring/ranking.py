@@ -21,7 +21,8 @@ interview has stayed put, which a methodology may use to reward *changing* strat
 
 Tie-break (deterministic): higher final score first (compared after rounding to 1e-9, so float
 noise cannot reorder equal scores), then the strategy's order in the methodology YAML, then the
-node id (lexicographic; the no-node candidate sorts first).
+node label, then the node id (the no-node candidate sorts first). Labels come before ids because
+ids are random UUIDs: two runs of the same interview must make the same decisions.
 """
 
 from __future__ import annotations
@@ -221,7 +222,15 @@ class _Draft:
 
 
 def _finalise(drafts: list[_Draft]) -> tuple[ScoredCandidate, ...]:
-    drafts.sort(key=lambda d: (-round(d.final, _ROUND), d.strategy.index, d.node_id or ""))
+    drafts.sort(
+        key=lambda d: (
+            -round(d.final, _ROUND),
+            d.strategy.index,
+            d.node_id is not None,
+            d.node_label,
+            d.node_id or "",
+        )
+    )
     return tuple(
         ScoredCandidate(
             strategy=d.strategy.name,

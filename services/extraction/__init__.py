@@ -1,0 +1,2 @@
+"""Extraction service: linguistic preprocessing (stage 2.5), respondent intent, and concept and
+relationship extraction (stage 3) with an LLM or the offline rule-based extractor."""

@@ -1,0 +1,393 @@
+"""Typed node candidates from cue matches, concept vocabulary and noun-phrase chunks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc, Span
+
+from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
+from services.extraction.local.segment import Clause, shape_label
+from services.extraction.local.stance import stance_of
+
+_MODE_CONFIDENCE = {
+    CueMode.PHRASE: 0.75,
+    CueMode.AFTER: 0.7,
+    CueMode.BEFORE: 0.7,
+    CueMode.CLAUSE: 0.65,
+    CueMode.CHUNK_AFTER: 0.65,
+    CueMode.NOUNS: 0.6,
+    CueMode.PREVIOUS: 0.6,
+}
+VOCABULARY_CONFIDENCE = 0.65
+# Modes whose cue reaches into neighbouring words; ties between equally long cues go to them.
+_MODE_ORDER = [
+    CueMode.AFTER,
+    CueMode.BEFORE,
+    CueMode.PREVIOUS,
+    CueMode.CHUNK_AFTER,
+    CueMode.CLAUSE,
+    CueMode.PHRASE,
+    CueMode.NOUNS,
+]
+_STOP_AFTER = frozenset(
+    {
+        "without",
+        "when",
+        "while",
+        "if",
+        "until",
+        "before",
+        "after",
+        "because",
+        "since",
+        "whenever",
+        "unless",
+        "although",
+        "though",
+        "instead",
+    }
+)
+
+
+@dataclass
+class Candidate:
+    """A node about to be emitted: label, type, the tokens it came from, and its evidence range."""
+
+    label: str
+    node_type: str
+    label_tokens: list[int]
+    quote_start: int  # token index, inclusive
+    quote_end: int  # token index, exclusive
+    clause: int
+    confidence: float
+    source: str
+    char_start: int
+    char_end: int
+    stance: int = 0
+    from_noun: bool = False
+    weak: bool = False
+    lemmas: frozenset[str] = field(default_factory=frozenset)
+
+
+_NOMINAL = frozenset({CueMode.PHRASE, CueMode.NOUNS, CueMode.CHUNK_AFTER})
+
+
+class CandidateFinder:
+    """Turns one clause's cue matches (and vocabulary hits) into candidates.
+
+    Cues are tried longest first (weak cues last). A cue inside another candidate's cue or noun
+    phrase is ignored; a noun phrase (noun cue or vocabulary) may sit inside a predicate-like label
+    of another type ("rang the helpline" + the touchpoint "helpline").
+    """
+
+    def __init__(self, lexicon: CueLexicon) -> None:
+        self.lexicon = lexicon
+
+    def find(
+        self,
+        doc: Doc,
+        clause: Clause,
+        prev: Clause | None,
+        matches: list[CueMatch],
+        vocab: list[Span],
+        chunks: list[Span],
+    ) -> list[Candidate]:
+        """Candidates of `clause` in text order."""
+        inside = [m for m in matches if clause.start <= m.start and m.end <= clause.end]
+        # predicate-like cues first (a noun phrase may nest in their label), weak cues last
+        inside.sort(
+            key=lambda m: (
+                m.cue.weak,
+                m.cue.mode in _NOMINAL,
+                -(m.end - m.start),
+                _MODE_ORDER.index(m.cue.mode),
+                m.cue.rank,
+                m.start,
+            )
+        )
+        hard: set[int] = set()  # cue tokens and nominal labels
+        soft: dict[int, str] = {}  # predicate-like label tokens -> their node type
+        out: list[Candidate] = []
+
+        def free(tokens: list[int], node_type: str, nested_ok: bool) -> bool:
+            if any(i in hard for i in tokens):
+                return False
+            in_soft = [i for i in tokens if i in soft]
+            if nested_ok:
+                return all(soft[i] != node_type for i in in_soft)
+            return len(in_soft) <= len(tokens) // 2
+
+        for m in inside:
+            if _negated_alternative(doc, m.start):
+                continue  # "calm instead of stressed": the rejected alternative is not an item
+            nominal = m.cue.mode in (CueMode.NOUNS, CueMode.PHRASE)
+            if not free(list(range(m.start, m.end)), m.cue.node_type, nested_ok=nominal):
+                continue
+            cand = self._from_match(doc, clause, prev, m, inside, chunks)
+            if cand is None or not free(cand.label_tokens, cand.node_type, nested_ok=nominal):
+                continue
+            cand.weak = m.cue.weak
+            out.append(cand)
+            if m.cue.mode in _NOMINAL and cand.from_noun:
+                hard.update(range(m.start, m.end))
+                hard.update(cand.label_tokens)
+            elif m.cue.mode is CueMode.PHRASE:  # an event phrase: participants may nest in it
+                soft.update((i, cand.node_type) for i in range(m.start, m.end))
+            else:
+                hard.update(range(m.start, m.end))
+                soft.update((i, cand.node_type) for i in cand.label_tokens)
+        vocab_type = self.lexicon.spec.vocabulary_type
+        for span in vocab:
+            if vocab_type is None:
+                break
+            region = _enclosing(chunks, span) or span
+            tokens = list(range(region.start, region.end))
+            inside_clause = clause.start <= span.start and span.end <= clause.end
+            if not inside_clause or not free(tokens, vocab_type, True):
+                continue
+            cand = self._make(
+                doc,
+                clause,
+                tokens,
+                region.start,
+                region.end,
+                vocab_type,
+                VOCABULARY_CONFIDENCE,
+                "vocabulary",
+                from_noun=True,
+            )
+            if cand is not None:
+                out.append(cand)
+                hard.update(tokens)
+
+        def describes_earlier_noun(c: Candidate) -> bool:
+            # "the bass is deep and clear": a bare adjective describes a noun node of its type
+            return (
+                c.source.startswith("phrase:")
+                and len(c.label_tokens) == 1
+                and doc[c.label_tokens[0]].pos_ == "ADJ"
+                and any(
+                    n.from_noun and n.node_type == c.node_type and n.quote_end <= c.quote_start for n in out
+                )
+            )
+
+        def inside_predicate(c: Candidate) -> bool:
+            # "so I can relax on long trips": a lone adjective/verb cue inside another item's label
+            return (
+                c.source.startswith("phrase:")
+                and len(c.label_tokens) == 1
+                and doc[c.label_tokens[0]].pos_ in {"ADJ", "VERB"}
+                and any(o is not c and not o.from_noun and c.label_tokens[0] in o.label_tokens for o in out)
+            )
+
+        out = [c for c in out if not describes_earlier_noun(c) and not inside_predicate(c)]
+        return sorted(out, key=lambda c: c.label_tokens[0])
+
+    def _from_match(
+        self,
+        doc: Doc,
+        clause: Clause,
+        prev: Clause | None,
+        m: CueMatch,
+        matches: list[CueMatch],
+        chunks: list[Span],
+    ) -> Candidate | None:
+        mode = m.cue.mode
+        conf = _MODE_CONFIDENCE[mode]
+        source = f"{mode.value}:{m.cue.text}"
+        node_type = m.cue.node_type
+        if mode is CueMode.PHRASE:
+            chunk = _enclosing(chunks, doc[m.start : m.end])
+            if m.end - m.start == 1 and doc[m.start].pos_ == "ADJ" and chunk is not None:
+                # "soft ear cushions": the adjective names a property of the noun phrase's item
+                tokens = list(range(chunk.start, chunk.end))
+                return self._make(
+                    doc, clause, tokens, chunk.start, chunk.end, node_type, conf, source, from_noun=True
+                )
+            # "the pharmacist" is a participant; "driver carried the bags" is an event
+            nominal = doc[m.end - 1].pos_ in {"NOUN", "PROPN"} and all(
+                doc[i].pos_ not in {"VERB", "AUX"} for i in range(m.start, m.end)
+            )
+            return self._make(
+                doc,
+                clause,
+                list(range(m.start, m.end)),
+                m.start,
+                m.end,
+                node_type,
+                conf,
+                source,
+                from_noun=nominal,
+            )
+        if mode is CueMode.NOUNS:
+            region = _enclosing(chunks, doc[m.start : m.end])
+            if region is None:
+                if doc[m.end - 1].pos_ not in {"NOUN", "PROPN"}:
+                    return None  # "have to charge them": the verb, not the noun
+                region = doc[m.start : m.end]
+            return self._make(
+                doc,
+                clause,
+                list(range(region.start, region.end)),
+                region.start,
+                region.end,
+                node_type,
+                conf,
+                source,
+                from_noun=True,
+            )
+        if mode is CueMode.AFTER:
+            end = _after_end(doc, clause, m, matches)
+            if end == m.end:
+                return None
+            return self._make(
+                doc, clause, m.kept + list(range(m.end, end)), m.start, m.end, node_type, conf, source
+            )
+        if mode is CueMode.BEFORE:
+            start = _before_start(doc, clause, m, matches, chunks)
+            if start >= m.start:
+                return None
+            return self._make(
+                doc, clause, list(range(start, m.start)) + m.kept, start, m.end, node_type, conf, source
+            )
+        if mode is CueMode.CLAUSE:
+            return self._make(
+                doc,
+                clause,
+                list(range(clause.start, clause.end)),
+                clause.start,
+                clause.end,
+                node_type,
+                conf,
+                source,
+            )
+        if mode is CueMode.PREVIOUS:
+            if prev is None:
+                return None
+            return self._make(
+                doc, prev, list(range(prev.start, prev.end)), prev.start, m.end, node_type, conf, source
+            )
+        # CHUNK_AFTER: the first noun phrase after the cue, close to it
+        nxt = next((c for c in chunks if m.end <= c.start < min(clause.end, m.end + 4)), None)
+        if nxt is None or nxt.end > clause.end:
+            return None
+        return self._make(
+            doc,
+            clause,
+            m.kept + list(range(nxt.start, nxt.end)),
+            nxt.start,
+            nxt.end,
+            node_type,
+            conf,
+            source,
+            from_noun=True,
+        )
+
+    def _make(
+        self,
+        doc: Doc,
+        clause: Clause,
+        tokens: list[int],
+        q_start: int,
+        q_end: int,
+        node_type: str,
+        confidence: float,
+        source: str,
+        *,
+        from_noun: bool = False,
+    ) -> Candidate | None:
+        shaped = shape_label(doc, tokens)
+        if shaped is None:
+            return None
+        label, kept = shaped
+        lemmas = frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
+        content = {doc[i].lemma_.lower() for i in kept if not doc[i].is_stop}
+        if not content or content <= self.lexicon.ignore:
+            return None
+        q_start = min(q_start, kept[0])
+        q_end = max(q_end, kept[-1] + 1)
+        return Candidate(
+            label=label,
+            node_type=node_type,
+            label_tokens=kept,
+            quote_start=q_start,
+            quote_end=q_end,
+            clause=clause.index,
+            confidence=confidence,
+            source=source,
+            char_start=doc[q_start].idx,
+            char_end=doc[q_end - 1].idx + len(doc[q_end - 1].text),
+            stance=stance_of(doc, clause.start, clause.end),
+            from_noun=from_noun,
+            lemmas=lemmas,
+        )
+
+
+def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -> int:
+    """Where an `after` label stops: punctuation, a subordinator, a new predicate, or the next cue."""
+
+    def content_between(a: int, b: int) -> bool:
+        return any(doc[i].pos_ in {"NOUN", "PROPN", "VERB", "ADJ", "NUM"} for i in range(a, b))
+
+    # the next cue of another type ends the label, unless only function words precede it
+    # ("nobody explained …", "learned to check …" keep going; "bought a machine to impress" stops)
+    next_cue = min(
+        (
+            o.start
+            for o in matches
+            if o.start >= m.end
+            and o.cue.mode is not CueMode.NOUNS
+            and o.cue.node_type != m.cue.node_type
+            and content_between(m.end, o.start)
+        ),
+        default=clause.end,
+    )
+    end = m.end
+    limit = min(clause.end, next_cue)
+    if next_cue < clause.end:
+        # "feeling relaxed | gives me | peace of mind": the verb leading into the next cue is not ours
+        while limit > m.end and doc[limit - 1].pos_ in {"VERB", "AUX", "PRON", "PART", "ADP", "DET"}:
+            limit -= 1
+    while end < limit:
+        tok = doc[end]
+        if tok.is_punct or tok.lower_ in _STOP_AFTER:
+            break
+        nxt = doc[end + 1] if end + 1 < clause.end else None
+        if tok.pos_ == "CCONJ" and nxt is not None and nxt.pos_ in {"DET", "PRON", "VERB", "AUX"}:
+            break  # "... and ended up back in hospital", "... and the ward was short-staffed"
+        end += 1
+    return end
+
+
+def _before_start(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span]) -> int:
+    """Where a `before` label starts: after an opening prepositional phrase or an earlier cue."""
+    start = max(
+        [clause.start]
+        + [
+            o.end
+            for o in matches
+            if clause.start <= o.start and o.end <= m.start and o.cue.mode not in _NOMINAL
+        ]
+    )
+    if start == clause.start and doc[start].pos_ == "ADP":
+        chunk = next((c for c in chunks if start < c.start <= start + 2), None)
+        if chunk is not None and chunk.end < m.start:
+            start = (
+                chunk.end
+            )  # "At checkout the delivery fee doubled": the label starts at "the delivery fee"
+    while start < m.start and doc[start].is_punct:
+        start += 1
+    return start
+
+
+def _negated_alternative(doc: Doc, i: int) -> bool:
+    before = " ".join(t.lower_ for t in doc[max(0, i - 2) : i])
+    return before.endswith(("instead of", "rather than")) or before in {"not", "never"}
+
+
+def _enclosing(chunks: list[Span], span: Span) -> Span | None:
+    for c in chunks:
+        if c.start <= span.start and span.end <= c.end:
+            return c
+    return None

@@ -1,0 +1,254 @@
+"""Cue lexicons of the offline extractor: per methodology, keyed by ontology node type.
+
+A lexicon lives in `services/extraction/local/cues/<methodology>.yaml` (format documented at the
+top of `means_end_chain.yaml`). Node types and edge types it names must exist in the
+methodology's ontology (checked at load). Each node type's `examples` from the ontology are
+added as `phrase` cues, so a methodology without a lexicon file still gets a usable, if weaker,
+offline extractor.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc
+
+from services.extraction.nlp import NlpPipeline
+from shared.methodology_models import MethodologyConfig
+
+CUES_DIR = Path(__file__).parent / "cues"
+# Words that never make a node on their own in any methodology.
+GENERIC_IGNORE = (
+    "think",
+    "guess",
+    "know",
+    "mean",
+    "suppose",
+    "say",
+    "thing",
+    "stuff",
+    "lot",
+    "bit",
+    "kind",
+    "sort",
+    "way",
+    "one",
+    "something",
+    "anything",
+    "everything",
+    "nothing",
+    "question",
+    "answer",
+)
+
+
+class CueMode(StrEnum):
+    """How a matched cue turns into a node label (see the lexicon format)."""
+
+    PHRASE = "phrase"
+    AFTER = "after"
+    BEFORE = "before"
+    CLAUSE = "clause"
+    CHUNK_AFTER = "chunk_after"
+    NOUNS = "nouns"
+    PREVIOUS = "previous"
+
+
+class TypeCues(BaseModel):
+    """The cue lists of one node type."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    phrase: list[str] = Field(default_factory=list)
+    after: list[str] = Field(default_factory=list)
+    before: list[str] = Field(default_factory=list)
+    clause: list[str] = Field(default_factory=list)
+    chunk_after: list[str] = Field(default_factory=list)
+    nouns: list[str] = Field(default_factory=list)
+    previous: list[str] = Field(default_factory=list)
+
+
+class EdgePreferences(BaseModel):
+    """Edge types to try, in order, for each way two items can be related."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    causal: list[str] = Field(default_factory=list)
+    contrast: list[str] = Field(default_factory=list)
+    intra: list[str] = Field(default_factory=list)
+    sequence: list[str] = Field(default_factory=list)
+    # edges from every predicate-like item of a clause to each noun-phrase item of it (actor, touchpoint)
+    participant: list[str] = Field(default_factory=list)
+
+
+class LexiconFile(BaseModel):
+    """A cue lexicon file as written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason_direction: Literal["up", "down"] = "up"
+    vocabulary_type: str | None = None
+    ignore: list[str] = Field(default_factory=list)
+    edges: EdgePreferences = Field(default_factory=EdgePreferences)
+    types: dict[str, TypeCues] = Field(default_factory=dict)
+    # node types whose clauses run in sequence ("first … then …") and get `edges.sequence` edges
+    sequence_types: list[str] = Field(default_factory=list)
+    # node type -> phrases of the interviewer's question that make every predicate-like item of the
+    # answer that type ("why do you think …" → attribution)
+    question_types: dict[str, list[str]] = Field(default_factory=dict)
+    # node type -> the type of the other side of a contrast ("whereas …"): emergent → implicit pole
+    contrast_types: dict[str, str] = Field(default_factory=dict)
+    # node type of what follows the verb when two or more vocabulary/noun items are its subject
+    pair_subject_type: str | None = None
+    # node type of the subject of "<noun phrase> is <adjective>" ("the clamp is gentle" → attribute)
+    property_type: str | None = None
+
+
+class LexiconError(ValueError):
+    """A lexicon file that does not fit its methodology (names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One cue: its node type, mode, lemma/lower sequence and which tokens stay in the label."""
+
+    key: str
+    node_type: str
+    mode: CueMode
+    text: str
+    keep: tuple[bool, ...]
+    exact: bool
+    weak: bool
+    rank: int  # position of the node type in the lexicon (earlier = preferred on ties)
+
+
+@dataclass(frozen=True)
+class CueMatch:
+    """A cue found in a doc at tokens [start, end)."""
+
+    cue: Cue
+    start: int
+    end: int
+
+    @property
+    def kept(self) -> list[int]:
+        """Token indices of the cue that belong in the label."""
+        return [self.start + i for i, k in enumerate(self.cue.keep) if k]
+
+
+_BRACES = re.compile(r"\{([^}]*)\}")
+
+
+class CueLexicon:
+    """A compiled lexicon: matchers for its cues plus the edge and typing preferences."""
+
+    def __init__(self, spec: LexiconFile, methodology: MethodologyConfig, pipeline: NlpPipeline) -> None:
+        self.spec = spec
+        self.methodology = methodology
+        self.ignore = frozenset(pipeline.lemma(w) for w in (*spec.ignore, *GENERIC_IGNORE))
+        self.cues: dict[str, Cue] = {}
+        self._lemma_matcher = PhraseMatcher(pipeline.nlp.vocab, attr="LEMMA")
+        self._lower_matcher = PhraseMatcher(pipeline.nlp.vocab, attr="LOWER")
+        type_order = list(spec.types) + [
+            n.name for n in methodology.ontology.nodes if n.name not in spec.types
+        ]
+        for rank, type_name in enumerate(type_order):
+            cues = spec.types.get(type_name, TypeCues())
+            node = methodology.node_type(type_name)
+            examples = list(node.examples) if node is not None else []
+            for mode in CueMode:
+                words: list[str] = list(getattr(cues, mode.value))
+                if mode is CueMode.PHRASE:
+                    words += [e for e in examples if e.lower() not in {w.lower() for w in words}]
+                for raw in words:
+                    self._add(pipeline, type_name, mode, raw, rank)
+
+    def _add(self, pipeline: NlpPipeline, node_type: str, mode: CueMode, raw: str, rank: int) -> None:
+        weak = raw.startswith("~")
+        body = raw[1:] if weak else raw
+        exact = body.startswith("=")
+        body = body[1:] if exact else body
+        plain = _BRACES.sub(lambda m: m.group(1), body)
+        kept_ranges: list[tuple[int, int]] = []
+        shift = 0
+        for m in _BRACES.finditer(body):
+            start = m.start() - shift
+            kept_ranges.append((start, start + len(m.group(1))))
+            shift += 2
+        doc = pipeline.parse(plain.lower())
+        if len(doc) == 0:
+            return
+        keep = tuple(
+            mode in (CueMode.PHRASE, CueMode.NOUNS) or any(a <= t.idx < b for a, b in kept_ranges)
+            for t in doc
+        )
+        key = f"{node_type}:{mode.value}:{len(self.cues)}"
+        self.cues[key] = Cue(key, node_type, mode, plain.lower(), keep, exact, weak, rank)
+        (self._lower_matcher if exact else self._lemma_matcher).add(key, [doc])
+
+    def matches(self, doc: Doc) -> list[CueMatch]:
+        """Every cue occurrence in `doc` (overlaps included; the extractor arbitrates)."""
+        out: list[CueMatch] = []
+        for matcher in (self._lemma_matcher, self._lower_matcher):
+            for match_id, start, end in matcher(doc):
+                cue = self.cues[doc.vocab.strings[match_id]]
+                out.append(CueMatch(cue, start, end))
+        return out
+
+
+def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> None:
+    node_names = {n.name for n in methodology.ontology.nodes}
+    edge_names = {e.name for e in methodology.ontology.edges}
+    problems = [
+        f"types.{t}: not a node type of {methodology.name}" for t in spec.types if t not in node_names
+    ]
+    for group in ("causal", "contrast", "intra", "sequence", "participant"):
+        problems += [
+            f"edges.{group}: {e!r} is not an edge type of {methodology.name}"
+            for e in getattr(spec.edges, group)
+            if e not in edge_names
+        ]
+    problems += [
+        f"sequence_types: {t!r} is not a node type" for t in spec.sequence_types if t not in node_names
+    ]
+    problems += [f"question_types.{t}: not a node type" for t in spec.question_types if t not in node_names]
+    for key in ("pair_subject_type", "property_type", "vocabulary_type"):
+        value = getattr(spec, key)
+        if value is not None and value not in node_names:
+            problems.append(f"{key}: {value!r} is not a node type")
+    problems += [
+        f"contrast_types.{a}: {a!r} or {b!r} is not a node type"
+        for a, b in spec.contrast_types.items()
+        if a not in node_names or b not in node_names
+    ]
+    if problems:
+        raise LexiconError(f"{path}: " + "; ".join(problems))
+
+
+def default_spec(methodology: MethodologyConfig) -> LexiconFile:
+    """A lexicon from the ontology alone (examples as phrases; the first edge type for causes)."""
+    edges = [e.name for e in methodology.ontology.edges if e.name != "revises"]
+    lowest = min(methodology.ontology.nodes, key=lambda n: n.level)
+    return LexiconFile(vocabulary_type=lowest.name, edges=EdgePreferences(causal=edges[:1], intra=edges[:1]))
+
+
+def load_lexicon(
+    methodology: MethodologyConfig, pipeline: NlpPipeline, directory: Path = CUES_DIR
+) -> CueLexicon:
+    """The compiled lexicon of `methodology` (its file if present, else one built from the ontology)."""
+    path = directory / f"{methodology.name}.yaml"
+    if not path.is_file():
+        return CueLexicon(default_spec(methodology), methodology, pipeline)
+    try:
+        spec = LexiconFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise LexiconError(f"{path}: {exc}") from exc
+    _check(spec, methodology, path)
+    return CueLexicon(spec, methodology, pipeline)

@@ -1,0 +1,160 @@
+"""Edges between candidates: from discourse relations, within a clause, in sequence, and to the
+existing node the question is about (the anchor)."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from spacy.tokens import Doc
+
+from services.extraction.local.candidates import Candidate
+from services.extraction.local.cues import CueLexicon
+from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
+from services.extraction.local.rules import in_span, infer_type
+from services.extraction.local.segment import Clause
+from services.extraction.models import DiscourseRelation, RelationKind
+
+# Questions that ask about the node they name (its reasons, effects, parts or qualities).
+_PROBE = re.compile(
+    r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
+    r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
+    r"|\bwhere would you put\b|\bwhich do you prefer\b|\bwhat (?:do|did) you (?:like|dislike|love|hate)\b"
+    r"|\bwhat made you\b|\bhow did (?:that|it|you) feel\b",
+    re.IGNORECASE,
+)
+_SEQUENCE_CUES = frozenset({"then", "afterwards", "after", "next", "later", "finally", "eventually"})
+
+
+def link_candidates(
+    doc: Doc,
+    parts: list[Clause],
+    cands: list[Candidate],
+    relations: list[DiscourseRelation],
+    lex: CueLexicon,
+    chooser: EdgeChooser,
+    anchor: Endpoint | None,
+    question: str,
+) -> list[LinkedEdge]:
+    """Every edge the ontology allows between the answer's candidates (and the question's anchor)."""
+    prefs = lex.spec.edges
+    up = lex.spec.reason_direction == "up"
+    edges: list[LinkedEdge] = []
+
+    def link(
+        first: Candidate | Endpoint,
+        second: Candidate | Endpoint,
+        preferences: list[str],
+        confidence: float,
+        *,
+        orient_by_level: bool = True,
+    ) -> None:
+        # `first` -> `second` is the preferred direction when the levels do not decide it.
+        if _same_item(first.label, second.label):
+            return  # "battery life … long battery life": one item mentioned twice
+        if up and isinstance(second, Candidate) and second.weak:
+            if isinstance(first, Candidate) and first.node_type == second.node_type:
+                # "saving money lets me spend on trips": a generic cue continuing a chain of its
+                # own type is the next rung up
+                higher = infer_type(chooser, lex, first.node_type, higher=True)
+                if higher is not None:
+                    second.node_type = higher
+            elif isinstance(first, Endpoint) and chooser.level(second.node_type) < chooser.level(
+                first.node_type
+            ):
+                # an answer to "why is X important?" does not fall below X's rung
+                second.node_type = first.node_type
+        edge = chooser.choose(
+            _endpoint(first), _endpoint(second), preferences, confidence, orient_by_level=orient_by_level
+        )
+        if edge is not None:
+            edges.append(edge)
+
+    for rel in relations:
+        right = sorted(in_span(cands, rel.right), key=lambda c: abs(c.char_start - rel.marker_span.end))
+        left: list[Candidate | Endpoint] = []
+        if rel.left is not None:
+            left += _nearest_first(in_span(cands, rel.left), rel.marker_span.start)
+        elif anchor is not None:
+            left.append(anchor)
+        # the closest pair the ontology can connect
+        # ("A both have X, whereas B is Y": X and Y, not X and B)
+        for near_l, near_r in _pairs(left[:3], right[:3]):
+            before = len(edges)
+            if rel.relation.is_causal:
+                # laddering methods read "X because Y" as "X matters because of Y" (X -> Y); event
+                # methods as "Y brought about X" (Y -> X)
+                if not up and rel.relation is RelationKind.CAUSE:
+                    link(near_r, near_l, prefs.causal + prefs.sequence, 0.6)
+                else:
+                    link(near_l, near_r, prefs.causal + prefs.sequence, 0.6)
+            elif rel.relation in (RelationKind.CONTRAST, RelationKind.CONCESSION):
+                link(near_l, near_r, prefs.contrast, 0.55, orient_by_level=False)
+            elif rel.relation is RelationKind.ELABORATION and near_l.node_type != near_r.node_type:
+                link(near_l, near_r, prefs.intra, 0.5)
+            if len(edges) > before:
+                break
+    for clause in parts:  # two items in one clause: "the long battery life saves me time"
+        inside = [c for c in cands if c.clause == clause.index]
+        for a, b in pairwise(inside):
+            if a.node_type != b.node_type or b.weak:
+                link(a, b, prefs.intra, 0.55)
+        if prefs.participant:
+            for noun in (c for c in inside if c.from_noun):
+                for other in (c for c in inside if not c.from_noun):
+                    link(other, noun, prefs.participant, 0.55)
+    edges += _sequence(doc, cands, lex, chooser)
+    anchor_linked = anchor is not None and any(
+        anchor.label in (e.source.label, e.target.label) for e in edges
+    )
+    if anchor is not None and cands and not anchor_linked and _PROBE.search(question):
+        # "why is X important?" may stay on X's level; "what do you like about X?" must go up
+        min_step = 0 if re.search(r"\bwhy\b", question, re.IGNORECASE) else 1
+        for cand in cands[:2]:
+            if up and chooser.level(cand.node_type) - chooser.level(anchor.node_type) < min_step:
+                continue
+            before = len(edges)
+            link(anchor, cand, prefs.causal + prefs.intra, 0.5)
+            if len(edges) > before:
+                break
+    return edges
+
+
+def _sequence(doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser) -> list[LinkedEdge]:
+    seq = [c for c in cands if c.node_type in lex.spec.sequence_types]
+    out: list[LinkedEdge] = []
+    for a, b in pairwise(seq):
+        window = range(a.quote_end, min(b.label_tokens[0] + 2, len(doc)))
+        if any(doc[i].lower_ in _SEQUENCE_CUES for i in window):
+            edge = chooser.choose(
+                _endpoint(a), _endpoint(b), lex.spec.edges.sequence, 0.55, orient_by_level=False
+            )
+            if edge is not None:
+                out.append(edge)
+    return out
+
+
+def _nearest_first(cands: list[Candidate], position: int) -> list[Candidate]:
+    """Candidates ending before `position`, closest first."""
+    return sorted(cands, key=lambda c: abs(c.char_end - position))
+
+
+def _pairs(
+    left: list[Candidate | Endpoint], right: list[Candidate]
+) -> list[tuple[Candidate | Endpoint, Candidate]]:
+    """Left × right in order of closeness to the connective (inputs are sorted by it)."""
+    pairs = [
+        (i + j, n, (lc, rc)) for i, lc in enumerate(left) for j, rc in enumerate(right) for n in [i * 10 + j]
+    ]
+    return [p for _, _, p in sorted(pairs, key=lambda t: (t[0], t[1]))]
+
+
+def _endpoint(c: Candidate | Endpoint) -> Endpoint:
+    if isinstance(c, Endpoint):
+        return c
+    return Endpoint(c.label, c.node_type, c.char_start, c.char_end)
+
+
+def _same_item(a: str, b: str) -> bool:
+    wa, wb = set(a.split()), set(b.split())
+    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)

@@ -1,0 +1,178 @@
+"""The offline (`local`) extractor: cue-typed candidates linked by discourse structure.
+
+Pipeline for one answer: clauses (sentences split at connectives) → cue and vocabulary matches →
+typed candidates per clause → candidates inferred for the bare side of a causal connective →
+edges (connectives, within a clause, in sequence, to the node the question is about). The items
+then pass the same validation as the LLM's (`services.extraction.checking`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.lang.en.stop_words import STOP_WORDS
+from spacy.matcher import PhraseMatcher
+from spacy.tokens import Doc, Span
+
+from services.extraction.checking import RawConcept, RawRelationship
+from services.extraction.local.candidates import Candidate, CandidateFinder
+from services.extraction.local.cues import CueLexicon, load_lexicon
+from services.extraction.local.edges import link_candidates
+from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor
+from services.extraction.local.rules import (
+    contrasts,
+    infer_bare_sides,
+    pair_subjects,
+    properties,
+    question_typed,
+)
+from services.extraction.local.segment import clauses
+from services.extraction.models import ExtractionRequest
+from services.extraction.preprocess import Analysis, Preprocessor
+from shared.methodology_models import MethodologyConfig
+
+_STOP = frozenset(STOP_WORDS)
+
+
+class LocalExtractor:
+    """Rule-based extraction; lexicons are compiled once per methodology and cached."""
+
+    def __init__(self, preprocessor: Preprocessor) -> None:
+        self.pre = preprocessor
+        self._lexicons: dict[str, CueLexicon] = {}
+        self._vocab: dict[tuple[str, ...], PhraseMatcher] = {}
+
+    def lexicon(self, methodology: MethodologyConfig) -> CueLexicon:
+        """The compiled cue lexicon of `methodology`."""
+        lex = self._lexicons.get(methodology.name)
+        if lex is None or lex.methodology is not methodology:
+            lex = load_lexicon(methodology, self.pre.pipeline)
+            self._lexicons[methodology.name] = lex
+        return lex
+
+    def extract(
+        self, request: ExtractionRequest, methodology: MethodologyConfig, analysis: Analysis | None = None
+    ) -> tuple[list[RawConcept], list[RawRelationship]]:
+        """Raw concepts and relationships of one answer (validated by the caller)."""
+        analysis = analysis or self.pre.analyze(
+            request.text, question=request.question, topic=request.concept.name
+        )
+        doc = analysis.doc
+        lex = self.lexicon(methodology)
+        markers = [span for span, _ in self.pre.discourse.markers(doc)]
+        parts = clauses(doc, markers)
+        matches = lex.matches(doc)
+        vocab = self._vocabulary_spans(doc, request.concept.vocabulary)
+        finder = CandidateFinder(lex)
+        cands: list[Candidate] = []
+        for n, clause in enumerate(parts):
+            prev = parts[n - 1] if n > 0 else None
+            cands.extend(finder.find(doc, clause, prev, matches, vocab, analysis.chunks))
+        cands = _dedupe(cands)
+        cands += question_typed(doc, parts, cands, lex, request.question)
+        cands += pair_subjects(doc, parts, cands, lex)
+        cands += properties(doc, parts, cands, lex, analysis.chunks)
+        chooser = EdgeChooser(methodology)
+        anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
+        anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
+        relations = list(analysis.result.discourse_relations)
+        cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
+        cands += contrasts(doc, parts, cands, relations, lex)
+        cands.sort(key=lambda c: c.quote_start)
+        edges = link_candidates(doc, parts, cands, relations, lex, chooser, anchor, request.question)
+        return self._raw(doc, cands, edges, request)
+
+    # ---------------------------------------------------------------- candidates
+
+    def _vocabulary_spans(self, doc: Doc, vocabulary: tuple[str, ...]) -> list[Span]:
+        if not vocabulary:
+            return []
+        matcher = self._vocab.get(vocabulary)
+        if matcher is None:
+            matcher = PhraseMatcher(self.pre.pipeline.nlp.vocab, attr="LEMMA")
+            matcher.add(
+                "VOCAB", [self.pre.pipeline.parse(term.lower()) for term in vocabulary if term.strip()]
+            )
+            if len(self._vocab) > 64:  # bounded: one entry per concept seen
+                self._vocab.clear()
+            self._vocab[vocabulary] = matcher
+        spans = [doc[s:e] for _, s, e in matcher(doc)]
+        return sorted(spans, key=lambda s: (s.start, -len(s)))
+
+    # ---------------------------------------------------------------- output
+
+    @staticmethod
+    def _raw(
+        doc: Doc, cands: list[Candidate], edges: list[LinkedEdge], request: ExtractionRequest
+    ) -> tuple[list[RawConcept], list[RawRelationship]]:
+        existing = [(frozenset(_content(n.label)), n) for n in request.existing_nodes]
+        rename: dict[str, str] = {}
+        seen_nodes: set[tuple[str, str]] = set()
+        concepts: list[RawConcept] = []
+        for c in cands:
+            words = frozenset(_content(c.label))
+            # a re-mention keeps the existing label ("original shows" → "lots of original shows")
+            same = next(
+                (
+                    n.label
+                    for w, n in existing
+                    if words
+                    and words <= w
+                    and n.node_type in ("", c.node_type)
+                    and len(words) >= max(1, len(w) - 1)
+                ),
+                None,
+            )
+            label = same or c.label
+            rename[c.label] = label
+            if (label, c.node_type) in seen_nodes:
+                continue  # two cues found the same item
+            seen_nodes.add((label, c.node_type))
+            start, end = c.char_start, c.char_end
+            concepts.append(
+                RawConcept(
+                    label=label,
+                    node_type=c.node_type,
+                    confidence=c.confidence,
+                    stance=c.stance,
+                    quote=request.text[start:end],
+                    start=start,
+                    properties={"extractor": "local", "cue": c.source},
+                )
+            )
+        rels: list[RawRelationship] = []
+        seen_edges: set[tuple[str, str, str]] = set()
+        for e in edges:
+            span = e.span or (e.target.start, e.target.end)
+            key = (
+                rename.get(e.source.label, e.source.label),
+                rename.get(e.target.label, e.target.label),
+                e.edge_type,
+            )
+            if span[0] is None or span[1] is None or key in seen_edges or key[0] == key[1]:
+                continue
+            seen_edges.add(key)
+            rels.append(
+                RawRelationship(
+                    source_label=key[0],
+                    target_label=key[1],
+                    edge_type=e.edge_type,
+                    confidence=e.confidence,
+                    quote=request.text[span[0] : span[1]],
+                    start=span[0],
+                )
+            )
+        return concepts, rels
+
+
+def _content(label: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9'+-]+", label.lower()) if w not in _STOP]
+
+
+def _dedupe(cands: list[Candidate]) -> list[Candidate]:
+    best: dict[tuple[str, str], Candidate] = {}
+    for c in cands:
+        key = (c.label, c.node_type)
+        if key not in best or c.confidence > best[key].confidence:
+            best[key] = c
+    return sorted(best.values(), key=lambda c: c.quote_start)

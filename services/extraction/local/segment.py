@@ -1,0 +1,220 @@
+"""Clause segmentation and label shaping for the offline extractor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from spacy.tokens import Doc, Span
+
+_BREAK_AFTER_COMMA = frozenset({"and", "or", "then", "plus", "which", "who", "where", "when", "while"})
+_SUBJECTS = frozenset({"i", "we", "they", "it", "he", "she", "you", "that", "this"})
+_LEAD_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SPACE", "PART"})
+_LEAD_DROP = frozenset(
+    {
+        "i",
+        "we",
+        "they",
+        "it",
+        "he",
+        "she",
+        "you",
+        "me",
+        "us",
+        "them",
+        "that",
+        "which",
+        "who",
+        "there",
+        "this",
+        "really",
+        "just",
+        "also",
+        "mainly",
+        "mostly",
+        "probably",
+        "usually",
+        "basically",
+        "actually",
+        "honestly",
+        "then",
+        "first",
+        "so",
+        "well",
+        "still",
+        "even",
+        "kind",
+        "sort",
+        "of",
+        "like",
+        "too",
+        "very",
+        "all",
+        "quite",
+        "pretty",
+        "simply",
+        "definitely",
+        "maybe",
+        "perhaps",
+        "now",
+        "my",
+        "your",
+        "our",
+        "their",
+        "his",
+        "its",
+        "her",
+    }
+)
+_TRAIL_DROP = frozenset(
+    {
+        "really",
+        "too",
+        "again",
+        "honestly",
+        "anyway",
+        "though",
+        "actually",
+        "basically",
+        "now",
+        "then",
+        "there",
+        "here",
+        "lately",
+        "either",
+        "as",
+        "well",
+        "me",
+        "for",
+        "to",
+        "at",
+        "all",
+        "of",
+        "in",
+        "on",
+        "it",
+        "them",
+        "that",
+        "so",
+        "much",
+        "very",
+        "with",
+        "by",
+        "about",
+        "from",
+        "myself",
+        "these",
+        "days",
+    }
+)
+_TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
+MAX_LABEL_WORDS = 7
+
+
+@dataclass(frozen=True)
+class Clause:
+    """Token range [start, end) of one clause (connectives and edge punctuation excluded)."""
+
+    index: int
+    start: int
+    end: int
+
+    def contains(self, i: int) -> bool:
+        """Whether token `i` lies in the clause."""
+        return self.start <= i < self.end
+
+
+def clauses(doc: Doc, markers: list[Span]) -> list[Clause]:
+    """Split at sentences, connectives, semicolons, ", and"/", which", and "and I"-type joins."""
+    cut_before: set[int] = set()
+    skip: set[int] = set()
+    for span in markers:
+        cut_before.add(span.start)
+        skip.update(range(span.start, span.end))
+    for tok in doc:
+        nxt = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+        if tok.is_sent_start:
+            cut_before.add(tok.i)
+        if tok.text in {";", ":", "—", "–", "(", ")"}:
+            cut_before.add(tok.i)
+        if (
+            tok.text == ","
+            and nxt is not None
+            and (nxt.lower_ in _BREAK_AFTER_COMMA or (nxt.lower_ in _SUBJECTS and _verb_follows(doc, nxt.i)))
+        ):
+            cut_before.add(tok.i)
+        if tok.lower_ == "and" and nxt is not None and nxt.lower_ in _SUBJECTS and _verb_follows(doc, nxt.i):
+            cut_before.add(tok.i)
+    bounds = sorted(cut_before | {len(doc)})
+    out: list[Clause] = []
+    for a, b in pairwise(bounds):
+        start, end = a, b
+        while start < end and (
+            start in skip
+            or doc[start].is_punct
+            or doc[start].is_space
+            or doc[start].lower_ in {"and", "or", "then"}
+        ):
+            start += 1
+        while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
+            end -= 1
+        if start < end:
+            out.append(Clause(len(out), start, end))
+    return out
+
+
+def _verb_follows(doc: Doc, i: int) -> bool:
+    j = i + 1
+    while j < len(doc) and doc[j].pos_ == "ADV":
+        j += 1
+    return j < len(doc) and doc[j].pos_ in {"VERB", "AUX"}
+
+
+def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
+    """A short lower-case label from tokens `indices` (sorted), edges trimmed; None if empty.
+
+    Returns the label and the token indices it kept (for the quote span).
+    """
+    idx = sorted(set(indices))
+    while (
+        idx
+        and (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
+        and not _keep_lead(doc, idx)
+    ):
+        idx.pop(0)
+    idx = _trim_trailing(doc, idx)
+    if _word_count(doc, idx) > MAX_LABEL_WORDS:
+        while _word_count(doc, idx) > MAX_LABEL_WORDS:
+            idx.pop()
+        idx = _trim_trailing(doc, idx)
+    if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
+        return None
+    parts: list[str] = []
+    for n, i in enumerate(idx):
+        tok = doc[i]
+        joined = n > 0 and idx[n - 1] == i - 1 and not doc[i - 1].whitespace_
+        parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
+    label = "".join(parts).replace("’", "'").strip()
+    return label, idx
+
+
+def _word_count(doc: Doc, idx: list[int]) -> int:
+    """Words as written: "don't" (do + n't) is one word."""
+    return sum(1 for n, i in enumerate(idx) if n == 0 or idx[n - 1] != i - 1 or doc[i - 1].whitespace_)
+
+
+def _keep_lead(doc: Doc, idx: list[int]) -> bool:
+    # "no way to add items", "don't have to charge": a leading negation carries the meaning
+    first = doc[idx[0]].lower_
+    if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
+        return True
+    return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
+
+
+def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
+    idx = list(idx)
+    while idx and (doc[idx[-1]].pos_ in _TRAIL_DROP_POS or doc[idx[-1]].lower_ in _TRAIL_DROP):
+        if doc[idx[-1]].lower_ in {"not", "n't"} or doc[idx[-1]].like_num:
+            break
+        idx.pop()
+    return idx

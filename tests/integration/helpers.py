@@ -1,0 +1,107 @@
+"""Small helpers shared by the integration tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import grpc
+import grpc.aio
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
+from tests.integration.answers import ANSWERS
+
+T = TypeVar("T")
+
+
+async def create(
+    stub: orchestrator_pb2_grpc.InterviewServiceStub, concept: str, max_turns: int = 6
+) -> pb.CreateSessionResponse:
+    """A new session."""
+    response: pb.CreateSessionResponse = await stub.CreateSession(
+        pb.CreateSessionRequest(concept_id=concept, max_turns=max_turns)
+    )
+    return response
+
+
+async def answer(
+    stub: orchestrator_pb2_grpc.InterviewServiceStub, session_id: str, turn: int, text: str, timeout: float = 60
+) -> pb.TurnResult:
+    """Submit one turn and return its result."""
+    response: pb.SubmitTurnResponse = await stub.SubmitTurn(
+        pb.SubmitTurnRequest(session_id=session_id, turn_number=turn, text=text), timeout=timeout
+    )
+    return response.result
+
+
+async def interview(
+    stub: orchestrator_pb2_grpc.InterviewServiceStub, concept: str, max_turns: int = 6
+) -> tuple[str, list[pb.TurnResult]]:
+    """A whole interview with the concept's scripted answers; returns the session id and results."""
+    created = await create(stub, concept, max_turns)
+    session_id = created.session.session_id
+    results: list[pb.TurnResult] = []
+    answers = ANSWERS[concept]
+    for turn in range(1, max_turns + 1):
+        result = await answer(stub, session_id, turn, answers[(turn - 1) % len(answers)])
+        results.append(result)
+        if not result.should_continue:
+            break
+    return session_id, results
+
+
+async def retry_unavailable(call: Callable[[], Awaitable[T]], attempts: int = 20) -> T:
+    """What a client does after UNAVAILABLE: retry with a short pause (the channel reconnects)."""
+    for _ in range(attempts - 1):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            await asyncio.sleep(0.25)
+    return await call()
+
+
+def error_info(exc: grpc.aio.AioRpcError) -> dict[str, str]:
+    """The google.rpc.ErrorInfo metadata of a rich status (empty when absent)."""
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    if status is None:
+        return {}
+    for detail in status.details:
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return dict(info.metadata)
+    return {}
+
+
+def field_violations(exc: grpc.aio.AioRpcError) -> list[str]:
+    """Fields named by the google.rpc.BadRequest of a rich status."""
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    fields: list[str] = []
+    if status is None:
+        return fields
+    for detail in status.details:
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            fields += [v.field for v in bad.field_violations]
+    return fields
+
+
+def graph_signature(graph: pb.GetSessionGraphResponse) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+    """Id-free view of a surface graph: sorted (label, type) and (source, target, type) tuples."""
+    labels = {n.id: n.label for n in graph.nodes}
+    nodes = sorted((n.label, n.node_type) for n in graph.nodes)
+    edges = sorted((labels[e.source_node_id], labels[e.target_node_id], e.edge_type) for e in graph.edges)
+    return nodes, edges
+
+
+def code_of(exc: BaseException) -> grpc.StatusCode:
+    """The status code of an AioRpcError."""
+    assert isinstance(exc, grpc.aio.AioRpcError), exc
+    return exc.code()

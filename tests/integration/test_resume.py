@@ -1,0 +1,92 @@
+"""A turn that fails part-way resumes at the failed stage, duplicating nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+
+from services.orchestrator.contracts import StageName
+from services.orchestrator.pipeline import PipelineContext, Stage
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
+from tests.integration.answers import ANSWERS
+from tests.integration.conftest import SuiteFactory
+from tests.integration.helpers import answer, code_of, create, graph_signature
+
+TURNS = 3
+ANSWERS_USED = ANSWERS["headphones_mec"][:TURNS]
+
+
+class FailOnceAfter(Stage):
+    """Runs the real stage (its side effects happen), then fails once before the checkpoint."""
+
+    def __init__(self, inner: Stage, target: StageName, turn: int, state: dict[str, int]) -> None:
+        self.name = inner.name
+        self._inner, self._target, self._turn, self._state = inner, target, turn, state
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        output = await self._inner.run(ctx)
+        if self.name == self._target and ctx.turn.turn_number == self._turn and not self._state["failed"]:
+            self._state["failed"] = 1
+            raise RuntimeError(f"injected failure after {self.name.value}")
+        self._state.setdefault(f"runs:{self.name.value}", 0)
+        self._state[f"runs:{self.name.value}"] += 1
+        return output
+
+
+async def _run(suite_factory: SuiteFactory, target: StageName | None) -> tuple[Any, list[pb.TurnResult], dict[str, int]]:
+    state: dict[str, int] = {"failed": 0}
+    wrap = None
+    if target is not None:
+        wrap = lambda stage: FailOnceAfter(stage, target, 2, state)  # noqa: E731
+    async with suite_factory(stage_wrapper=wrap, canonical_slots_mode="inline") as suite:
+        session_id = (await create(suite.stub, "headphones_mec", max_turns=10)).session.session_id
+        results = []
+        for turn, text in enumerate(ANSWERS_USED, start=1):
+            try:
+                results.append(await answer(suite.stub, session_id, turn, text))
+            except grpc.aio.AioRpcError as exc:
+                assert target is not None and turn == 2
+                assert code_of(exc) == grpc.StatusCode.INTERNAL
+                assert "injected" not in (exc.details() or "")  # internals never leak
+                results.append(await answer(suite.stub, session_id, turn, text))
+        graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
+        session = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
+        assert session.session.turn_count == TURNS
+        assert len(session.transcript) == 2 * TURNS + 1
+        return graph, results, state
+
+
+@pytest.fixture
+async def baseline(suite_factory: SuiteFactory) -> tuple[Any, list[pb.TurnResult]]:
+    graph, results, _ = await _run(suite_factory, None)
+    return graph, results
+
+
+@pytest.mark.parametrize("stage", [s for s in StageName if s != StageName.SCORING_PERSISTENCE])
+async def test_resume_after_failure_at_each_stage(
+    suite_factory: SuiteFactory, baseline: tuple[Any, list[pb.TurnResult]], stage: StageName
+) -> None:
+    graph, results, state = await _run(suite_factory, stage)
+    assert state["failed"] == 1
+    base_graph, base_results = baseline
+    assert graph_signature(graph) == graph_signature(base_graph)
+    # Slots: no duplicate mapping for any surface node.
+    mapped = [m.surface_node_id for m in graph.mappings]
+    assert len(mapped) == len(set(mapped))
+    assert [r.strategy_selected for r in results] == [r.strategy_selected for r in base_results]
+    # Stages before the failed one were reused, not re-run, in the retried turn.
+    for earlier in (StageName.CONTEXT_LOADING, StageName.UTTERANCE_SAVING):
+        if earlier != stage and list(StageName).index(earlier) < list(StageName).index(stage):
+            assert state[f"runs:{earlier.value}"] == TURNS
+    timings = {t.stage: t.status for t in results[1].stage_timings}
+    assert timings[stage.value] == pb.STAGE_STATUS_COMPLETED
+
+
+async def test_failure_in_the_final_commit_is_resumed(suite_factory: SuiteFactory, baseline: Any) -> None:
+    graph, _, state = await _run(suite_factory, StageName.SCORING_PERSISTENCE)
+    # Persistence committed before the injected error: the retry replays the stored result.
+    assert state["failed"] == 1
+    assert graph_signature(graph) == graph_signature(baseline[0])

@@ -1,0 +1,63 @@
+"""A short simulated interview through the real suite (six services, real sockets, offline engines)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from shared.embeddings import Embedder
+from shared.methodology import ConceptRegistry, MethodologyRegistry
+from simulation.client import InterviewClient
+from simulation.personas import PersonaRegistry
+from simulation.scenarios import ScenarioRegistry
+from simulation.session import Toolkit, simulate
+from simulation.text import Lemmatizer
+from tests.integration.suite import running_suite
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+PNGS = ("graph_growth.png", "strategy_timeline.png", "signals.png", "final_graph.png")
+
+
+async def test_simulated_interview_recovers_ground_truth(tmp_path: Path, embedder: Embedder) -> None:
+    personas = PersonaRegistry(CONFIG)
+    scenarios = ScenarioRegistry(CONFIG, MethodologyRegistry(CONFIG), ConceptRegistry(CONFIG))
+    scenario = scenarios.get("headphones_mec_commuter")
+    # SQLite only: what is measured here does not depend on the storage back-end
+    async with (
+        running_suite(None, tmp_path / "db", embedder=embedder) as suite,
+        InterviewClient(suite.target) as client,
+    ):
+        record, directory = await simulate(
+            client,
+            Toolkit(Lemmatizer(), embedder),
+            persona=personas.get("baseline_cooperative"),
+            scenario=scenario,
+            seed=11,
+            engine="offline",
+            out_dir=tmp_path / "out",
+            max_turns=8,
+        )
+        session = await client.get_session(record.session.session_id)
+
+    # the interview ran through the public API to its end
+    assert 1 <= len(record.turns) <= 8
+    assert record.turns[-1].should_continue is False
+    assert record.session.status == "completed"
+    assert record.metrics is not None and record.metrics.termination_reason not in ("", "unspecified")
+    answers = [u.text for u in session.transcript if u.speaker == 2]
+    assert answers == [t.answer for t in record.turns]
+
+    # what was said was partly recovered in the graph
+    recall = record.metrics.recall
+    assert recall.elements_revealed >= 3
+    assert recall.element_recall > 0
+    assert recall.elements_recovered <= recall.elements_total == len(scenario.elements)
+    assert record.metrics.questions.count == len(record.turns)
+
+    # the record, the report and the plots are on disk
+    saved = json.loads((directory / "record.json").read_text(encoding="utf-8"))
+    assert saved["meta"]["scenario_id"] == "headphones_mec_commuter"
+    assert saved["metrics"]["recall"]["elements_recovered"] == recall.elements_recovered
+    assert "ground-truth element recall" in (directory / "report.md").read_text(encoding="utf-8")
+    for name in PNGS:
+        assert (directory / name).read_bytes().startswith(b"\x89PNG"), name

@@ -1,0 +1,242 @@
+"""Exactly-once turns: repeats, stale numbers, concurrency, bad input, deadlines, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+
+from services.orchestrator.contracts import StageName
+from services.orchestrator.pipeline import PipelineContext, Stage
+from shared.channels import remaining_deadline
+from shared.gen.interview.common.v1 import common_pb2
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
+from tests.integration.answers import ANSWERS
+from tests.integration.conftest import SuiteFactory
+from tests.integration.helpers import (
+    answer,
+    code_of,
+    create,
+    error_info,
+    field_violations,
+    graph_signature,
+    retry_unavailable,
+)
+from tests.integration.suite import Suite
+
+MEC = ANSWERS["headphones_mec"]
+
+
+async def _state(suite: Suite, session_id: str) -> tuple[int, int, str]:
+    got = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
+    return got.session.turn_count, len(got.transcript), got.session.current_question
+
+
+async def test_repeated_turn_returns_the_stored_result(suite: Suite) -> None:
+    session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+    first = await answer(suite.stub, session_id, 1, MEC[0])
+    graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
+    again = await answer(suite.stub, session_id, 1, MEC[0])
+    assert again.replayed and not first.replayed
+    assert again.next_question == first.next_question and again.strategy_selected == first.strategy_selected
+    after = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
+    assert graph_signature(after) == graph_signature(graph)
+    assert (await _state(suite, session_id))[:2] == (1, 3)
+
+
+async def test_stale_and_future_turn_numbers(suite: Suite) -> None:
+    session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+    await answer(suite.stub, session_id, 1, MEC[0])
+    before = await _state(suite, session_id)
+    for turn, text in [(1, "a different answer to turn one"), (3, MEC[1])]:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await answer(suite.stub, session_id, turn, text)
+        assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_info(caught.value).get("expected_turn_number") == "2"
+    assert await _state(suite, session_id) == before
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "code", "field"),
+    [
+        ({"text": ""}, grpc.StatusCode.INVALID_ARGUMENT, "text"),
+        ({"text": "   \n\t "}, grpc.StatusCode.INVALID_ARGUMENT, "text"),
+        ({"text": "x" * 5001}, grpc.StatusCode.INVALID_ARGUMENT, "text"),
+        ({"turn_number": 0}, grpc.StatusCode.INVALID_ARGUMENT, "turn_number"),
+        ({"session_id": ""}, grpc.StatusCode.INVALID_ARGUMENT, "session_id"),
+        ({"session_id": "no-such-session"}, grpc.StatusCode.NOT_FOUND, None),
+        ({"turn_number": 2}, grpc.StatusCode.FAILED_PRECONDITION, None),
+        ({"request_id": "bad id with spaces"}, grpc.StatusCode.INVALID_ARGUMENT, "request_id"),
+    ],
+)
+async def test_bad_turn_input_changes_nothing(
+    suite: Suite, request_fields: dict[str, Any], code: grpc.StatusCode, field: str | None
+) -> None:
+    session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+    before = await _state(suite, session_id)
+    fields = {"session_id": session_id, "turn_number": 1, "text": MEC[0], **request_fields}
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await suite.stub.SubmitTurn(pb.SubmitTurnRequest(**fields))
+    assert code_of(caught.value) == code
+    if field is not None:
+        assert field in field_violations(caught.value)
+    assert await _state(suite, session_id) == before
+    graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
+    assert not graph.nodes
+
+
+async def test_bad_session_requests(suite: Suite) -> None:
+    cases = [
+        (pb.CreateSessionRequest(concept_id="no_such_concept"), grpc.StatusCode.NOT_FOUND),
+        (pb.CreateSessionRequest(concept_id=""), grpc.StatusCode.INVALID_ARGUMENT),
+        (pb.CreateSessionRequest(concept_id="headphones_mec", methodology="nope"), grpc.StatusCode.INVALID_ARGUMENT),
+        (pb.CreateSessionRequest(concept_id="headphones_mec", max_turns=1000), grpc.StatusCode.INVALID_ARGUMENT),
+    ]
+    before = (await suite.stub.ListSessions(pb.ListSessionsRequest())).total_size
+    for request, code in cases:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await suite.stub.CreateSession(request)
+        assert code_of(caught.value) == code
+    assert (await suite.stub.ListSessions(pb.ListSessionsRequest())).total_size == before
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await suite.stub.ListSessions(pb.ListSessionsRequest(page_token="garbage"))
+    assert code_of(caught.value) == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await suite.stub.ExportSession(pb.ExportSessionRequest(session_id="x", format=pb.EXPORT_FORMAT_UNSPECIFIED))
+    assert "format" in field_violations(caught.value)
+
+
+async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
+    session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+    paused = await suite.stub.PauseSession(pb.PauseSessionRequest(session_id=session_id))
+    assert paused.session.status == pb.SESSION_STATUS_PAUSED
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await answer(suite.stub, session_id, 1, MEC[0])
+    assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
+    resumed = await suite.stub.ResumeSession(pb.ResumeSessionRequest(session_id=session_id))
+    assert resumed.session.status == pb.SESSION_STATUS_ACTIVE and resumed.current_question
+    await answer(suite.stub, session_id, 1, MEC[0])
+    ended = await suite.stub.EndSession(pb.EndSessionRequest(session_id=session_id))
+    assert ended.session.status == pb.SESSION_STATUS_COMPLETED and ended.closing_message
+    assert ended.session.termination_reason == common_pb2.TERMINATION_REASON_ENDED_BY_CLIENT
+    before = await _state(suite, session_id)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await answer(suite.stub, session_id, 2, MEC[1])
+    assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
+    assert await _state(suite, session_id) == before
+
+
+class Gate(Stage):
+    """Wraps a stage; holds the first run of `stage` until released (to make turns overlap)."""
+
+    def __init__(self, inner: Stage, stage: StageName, entered: asyncio.Event, release: asyncio.Event) -> None:
+        self.name = inner.name
+        self._inner, self._stage, self._entered, self._release = inner, stage, entered, release
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        if self.name == self._stage:
+            self._entered.set()
+            await self._release.wait()
+        return await self._inner.run(ctx)
+
+
+async def test_concurrent_submits_one_runs_the_other_is_aborted(suite_factory: SuiteFactory) -> None:
+    entered, release = asyncio.Event(), asyncio.Event()
+    wrap = lambda stage: Gate(stage, StageName.EXTRACTION, entered, release)  # noqa: E731
+    async with suite_factory(stage_wrapper=wrap) as suite:
+        session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+        first = asyncio.ensure_future(answer(suite.stub, session_id, 1, MEC[0]))
+        await asyncio.wait_for(entered.wait(), 30)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await answer(suite.stub, session_id, 1, MEC[0])
+        assert code_of(caught.value) == grpc.StatusCode.ABORTED
+        release.set()
+        result = await first
+        assert result.turn_number == 1 and not result.replayed
+        assert (await _state(suite, session_id))[0] == 1
+
+
+@pytest.mark.postgres
+async def test_two_orchestrators_on_one_postgres_run_one_turn_at_a_time(
+    fresh_pg_url: str, tmp_path: Any, embedder: Any
+) -> None:
+    from services.orchestrator.server import build, server_for
+    from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
+    from tests.integration.suite import running_suite
+
+    entered, release = asyncio.Event(), asyncio.Event()
+    wrap = lambda stage: Gate(stage, StageName.EXTRACTION, entered, release)  # noqa: E731
+    async with running_suite(fresh_pg_url, tmp_path, embedder=embedder, stage_wrapper=wrap) as suite:
+        second_app = await build(suite.orchestrator_settings(port=0))
+        async with server_for(second_app) as second:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
+                other = orchestrator_pb2_grpc.InterviewServiceStub(channel)
+                session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+                first = asyncio.ensure_future(answer(suite.stub, session_id, 1, MEC[0]))
+                await asyncio.wait_for(entered.wait(), 30)
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await answer(other, session_id, 1, MEC[0])
+                assert code_of(caught.value) == grpc.StatusCode.ABORTED
+                release.set()
+                await first
+                # The other replica now sees the completed turn and replays it.
+                replay = await answer(other, session_id, 1, MEC[0])
+                assert replay.replayed
+
+
+async def test_deadline_propagates_and_the_turn_resumes(suite_factory: SuiteFactory) -> None:
+    seen: list[float | None] = []
+
+    class Probe(Stage):
+        def __init__(self, inner: Stage) -> None:
+            self.name, self._inner = inner.name, inner
+
+        async def run(self, ctx: PipelineContext) -> Any:
+            if self.name == StageName.GRAPH_UPDATE:
+                seen.append(remaining_deadline())
+            return await self._inner.run(ctx)
+
+    async with suite_factory(stage_wrapper=Probe) as suite:
+        session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+        await answer(suite.stub, session_id, 1, MEC[0], timeout=30)
+        assert seen and seen[0] is not None and 0 < seen[0] <= 30.5  # clock skew of the two ends
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await answer(suite.stub, session_id, 2, MEC[1], timeout=0.001)
+        assert code_of(caught.value) == grpc.StatusCode.DEADLINE_EXCEEDED
+        await asyncio.sleep(0.5)  # let the cut-off turn record its failure
+        result = await answer(suite.stub, session_id, 2, MEC[1])
+        assert result.turn_number == 2
+
+
+async def test_dependency_down_is_unavailable_naming_it_and_the_turn_resumes(suite: Suite) -> None:
+    session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+    await answer(suite.stub, session_id, 1, MEC[0])
+    await suite.stop("graph_store")
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await answer(suite.stub, session_id, 2, MEC[1])
+    assert code_of(caught.value) == grpc.StatusCode.UNAVAILABLE
+    assert "graph_store" in (caught.value.details() or "") or error_info(caught.value).get("service") == "graph_store"
+    await suite.start("graph_store")
+    result = await retry_unavailable(lambda: answer(suite.stub, session_id, 2, MEC[1]))
+    assert result.turn_number == 2 and (await _state(suite, session_id))[0] == 2
+
+
+async def test_restart_between_turns_changes_no_decision(suite_factory: SuiteFactory) -> None:
+    async def run(restart: bool) -> list[tuple[str, str, int]]:
+        async with suite_factory() as suite:
+            session_id = (await create(suite.stub, "headphones_mec", max_turns=7)).session.session_id
+            decisions = []
+            for turn in range(1, 8):
+                if restart:
+                    for name in ("orchestrator", "scoring", "graph_store"):
+                        await suite.restart(name)
+                result = await answer(suite.stub, session_id, turn, MEC[turn - 1])
+                decisions.append((result.strategy_selected, result.focus_label, result.saturation.consecutive_low_info))
+                if not result.should_continue:
+                    break
+            return decisions
+
+    assert await run(restart=True) == await run(restart=False)

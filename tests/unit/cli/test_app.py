@@ -1,0 +1,66 @@
+"""Command line parsing and exit codes (0 ok, 1 gRPC error, 2 usage)."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from cli.app import EXIT_RPC, EXIT_USAGE, build_parser, main
+from cli.settings import ClientSettings
+
+
+def _closed_target() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_connection_options_work_before_and_after_the_subcommand() -> None:
+    parser = build_parser(ClientSettings(target="default:1"))
+    before = parser.parse_args(["--target", "h:1", "--token", "t", "answer", "s", "hello"])
+    after = parser.parse_args(["answer", "s", "hello", "--target", "h:2"])
+    untouched = parser.parse_args(["sessions", "list"])
+    assert (before.target, before.token, before.text) == ("h:1", "t", "hello")
+    assert after.target == "h:2"
+    assert untouched.target == "default:1"
+    assert parser.parse_args([]).command is None  # interactive
+
+
+def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INTERVIEW_TARGET", "env-host:7")
+    monkeypatch.setenv("ORCHESTRATOR_AUTH_TOKEN", "from-orchestrator")
+    args = build_parser(ClientSettings()).parse_args(["sessions", "list"])
+    assert (args.target, args.token) == ("env-host:7", "from-orchestrator")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["export", "s1"],  # --format missing
+        ["export", "s1", "--format", "pdf"],
+        ["sessions"],  # no action
+        ["sessions", "list", "--status", "sleeping"],
+        ["--max-turns", "-1"],
+    ],
+)
+def test_usage_errors_exit_2(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == EXIT_USAGE
+
+
+def test_unreadable_ca_file_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--ca", "/nonexistent/ca.pem", "sessions", "list"]) == EXIT_USAGE
+    assert "cannot read the CA file /nonexistent/ca.pem" in capsys.readouterr().err
+
+
+def test_unreachable_service_exits_1_with_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    target = _closed_target()
+    assert main(["--target", target, "sessions", "list", "--page-size", "5"]) == EXIT_RPC
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"error: UNAVAILABLE: the service at {target} is not reachable")
+    assert "Traceback" not in captured.err

@@ -1,0 +1,47 @@
+"""Cue lexicons are keyed on the methodologies' own node and edge type names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.extraction.local.cues import CUES_DIR, CueMode, LexiconError, load_lexicon
+from services.extraction.nlp import NlpPipeline
+from shared.methodology import MethodologyRegistry
+
+
+def test_every_methodology_has_a_valid_lexicon(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline
+) -> None:
+    for methodology in methodologies.all():
+        assert (CUES_DIR / f"{methodology.name}.yaml").is_file(), methodology.name
+        lexicon = load_lexicon(methodology, pipeline)
+        node_types = {n.name for n in methodology.ontology.nodes}
+        assert {c.node_type for c in lexicon.cues.values()} <= node_types
+        assert lexicon.spec.edges.causal, f"{methodology.name}: no causal edge preference"
+
+
+def test_a_lexicon_naming_an_unknown_type_fails_loudly(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline, tmp_path: Path
+) -> None:
+    (tmp_path / "means_end_chain.yaml").write_text(
+        "types:\n  benefit:\n    phrase: [cheap]\nedges:\n  causal: [causes]\n", encoding="utf-8"
+    )
+    with pytest.raises(LexiconError) as excinfo:
+        load_lexicon(methodologies.get("means_end_chain"), pipeline, tmp_path)
+    message = str(excinfo.value)
+    assert "means_end_chain.yaml" in message
+    assert "types.benefit" in message and "edges.causal: 'causes'" in message
+
+
+def test_without_a_file_the_ontology_examples_are_the_cues(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline, tmp_path: Path
+) -> None:
+    methodology = methodologies.get("means_end_chain")
+    lexicon = load_lexicon(methodology, pipeline, tmp_path)
+    phrases = {c.text for c in lexicon.cues.values() if c.mode is CueMode.PHRASE}
+    assert "peace of mind" in phrases  # an example of terminal_value in the YAML
+    doc = pipeline.parse("It gives me peace of mind.")
+    assert [m.cue.node_type for m in lexicon.matches(doc)] == ["terminal_value"]
+    assert lexicon.spec.edges.causal == ["leads_to"]
