@@ -13,7 +13,7 @@ export TEST_DATABASE_URL
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install protos lint test serve run bench e2e e2e-compose clean help
+.PHONY: install protos lint test serve run bench simulate e2e e2e-compose clean help
 
 help:
 	@echo "make run      start all six services and the interactive interview client"
@@ -59,13 +59,46 @@ test: install
 serve: install
 	$(PY) -m services.launcher
 
+# The services run in the background (own process group, log in $(RUN_LOG)) while the interactive
+# client owns the terminal; they are stopped when the client exits, however it exits.
+RUN_LOG ?= data/services.log
 run: install
-	$(PY) -m services.launcher
+	@mkdir -p $(dir $(RUN_LOG)); : > $(RUN_LOG)
+	@setsid $(PY) -m services.launcher >>$(RUN_LOG) 2>&1 & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
+	trap 'exit 130' TERM; \
+	echo "Starting the six services (log: $(RUN_LOG)) ..."; \
+	until grep -q 'services healthy' $(RUN_LOG); do \
+		if ! kill -0 $$pid 2>/dev/null; then \
+			echo "The services did not start; the end of $(RUN_LOG):"; tail -n 20 $(RUN_LOG); exit 1; \
+		fi; \
+		sleep 0.5; \
+	done; \
+	$(PY) -m cli --target 127.0.0.1:$${ORCHESTRATOR_PORT:-50051} $(CLI_ARGS)
 
 bench: install
 	mkdir -p .bench
 	$(PY) bench/bench_graph_store.py .bench/graph_store.json
 	$(PY) bench/bench_scoring.py .bench/scoring.json
+
+# Synthetic interviews (concept x persona, offline engine) through the public API of services started
+# on their own ports and SQLite files; reports, records and plots go to $(SIM_OUT).
+SIM_OUT ?= reports/simulation
+SIM_DATA ?= data/simulation
+SIM_PORT ?= 50151
+SIM_ARGS ?=
+simulate: install
+	@mkdir -p $(SIM_DATA) $(SIM_OUT) && rm -f $(SIM_DATA)/*.db
+	@base=$(SIM_PORT); \
+	export ORCHESTRATOR_PORT=$$base EXTRACTION_PORT=$$((base+1)) GRAPH_STORE_PORT=$$((base+2)) \
+	       CANONICAL_SLOTS_PORT=$$((base+3)) SCORING_PORT=$$((base+4)) QUESTION_PORT=$$((base+5)); \
+	export ORCHESTRATOR_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/orchestrator.db \
+	       GRAPH_STORE_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/graph_store.db \
+	       CANONICAL_SLOTS_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/canonical_slots.db; \
+	$(PY) -m services.launcher > $(SIM_DATA)/services.log 2>&1 & pid=$$!; \
+	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
+	$(PY) -m simulation wait --target 127.0.0.1:$$base --timeout 240 && \
+	$(PY) -m simulation matrix --target 127.0.0.1:$$base --out $(SIM_OUT) --parallel 2 $(SIM_ARGS)
 
 # The e2e suite against a running compose deployment (docker compose up -d first; see deploy/README.md).
 e2e-compose: install

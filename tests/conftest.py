@@ -17,7 +17,6 @@ gRPC
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,40 +25,17 @@ import grpc
 import grpc.aio
 import pytest
 import pytest_asyncio
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from shared.channels import create_channel
 from shared.server import GrpcServer, ServiceRegistration
 from shared.settings import ServiceSettings
+from tests.pg import create_database as _create_database
+from tests.pg import drop_database as _drop_database
 
 TEST_DATABASE_URL_ENV = "TEST_DATABASE_URL"
 
 
 # -- PostgreSQL -------------------------------------------------------------------------------------
-async def _create_database(server_url: str) -> str:
-    name = f"test_{uuid.uuid4().hex[:16]}"
-    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        await engine.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
-
-
-async def _drop_database(server_url: str, database_url: str) -> None:
-    name = make_url(database_url).database
-    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            # FORCE: a leaked connection (e.g. a crashed test's pool) must not keep the database alive.
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        await engine.dispose()
-
-
 @pytest.fixture(scope="session")
 def pg_server_url() -> str:
     """The PostgreSQL server URL from TEST_DATABASE_URL (skips when unset)."""

@@ -38,10 +38,27 @@ class Dependencies:
         size = settings.max_message_bytes
         # round_robin spreads calls over every address a `dns:///` target resolves to (headless
         # Services in Kubernetes); with a single address it behaves like pick_first.
-        # Short reconnect backoff: a restarted dependency is used again within a second, while a
-        # dead one still fails fast (UNAVAILABLE) instead of queueing calls.
+        # Short reconnect backoff plus a transparent retry of UNAVAILABLE (every internal RPC is
+        # idempotent on its key, so a retry is safe): a restarted dependency is used again at once,
+        # while a dead one still fails within a second (UNAVAILABLE) instead of queueing calls.
+        service_config = {
+            "loadBalancingConfig": [{"round_robin": {}}],
+            "methodConfig": [
+                {
+                    "name": [{}],
+                    "retryPolicy": {
+                        "maxAttempts": 4,
+                        "initialBackoff": "0.1s",
+                        "maxBackoff": "0.5s",
+                        "backoffMultiplier": 2,
+                        "retryableStatusCodes": ["UNAVAILABLE"],
+                    },
+                }
+            ],
+        }
         options: list[tuple[str, Any]] = [
-            ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})),
+            ("grpc.service_config", json.dumps(service_config)),
+            ("grpc.enable_retries", 1),
             ("grpc.initial_reconnect_backoff_ms", 200),
             ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 2000),

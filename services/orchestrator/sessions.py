@@ -33,6 +33,7 @@ MAX_METADATA_KEY = 64
 MAX_METADATA_VALUE = 1024
 MAX_TURNS_LIMIT = 200
 _LIST_ALL = 500
+_SESSION_NAMESPACE = uuid.UUID("6f1c2a4e-3b7d-5e8f-9a0b-1c2d3e4f5a6b")
 
 
 class SessionService:
@@ -78,7 +79,9 @@ class SessionService:
         concept = self._concepts.get(concept_id)
         method = methodology or concept.methodology
         concept_pb = concept_to_pb(concept)
-        session_id = uuid.uuid4().hex
+        # With a request id the session id derives from it: a client that repeats the call (or
+        # replays a scripted interview against another deployment) gets the same id.
+        session_id = uuid.uuid5(_SESSION_NAMESPACE, request_id).hex if request_id else uuid.uuid4().hex
         opening: question_pb2.GenerateOpeningQuestionResponse = await self._deps(
             self._deps.question.GenerateOpeningQuestion,
             question_pb2.GenerateOpeningQuestionRequest(

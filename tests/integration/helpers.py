@@ -19,21 +19,25 @@ T = TypeVar("T")
 
 
 async def create(
-    stub: orchestrator_pb2_grpc.InterviewServiceStub, concept: str, max_turns: int = 6
+    stub: orchestrator_pb2_grpc.InterviewServiceStub, concept: str, max_turns: int = 6, request_id: str = ""
 ) -> pb.CreateSessionResponse:
-    """A new session."""
+    """A new session (a fixed request_id gives the same session id in every deployment)."""
     response: pb.CreateSessionResponse = await stub.CreateSession(
-        pb.CreateSessionRequest(concept_id=concept, max_turns=max_turns)
+        pb.CreateSessionRequest(concept_id=concept, max_turns=max_turns, request_id=request_id)
     )
     return response
 
 
 async def answer(
-    stub: orchestrator_pb2_grpc.InterviewServiceStub, session_id: str, turn: int, text: str, timeout: float = 60
+    stub: orchestrator_pb2_grpc.InterviewServiceStub,
+    session_id: str,
+    turn: int,
+    text: str,
+    deadline_s: float = 60,
 ) -> pb.TurnResult:
     """Submit one turn and return its result."""
     response: pb.SubmitTurnResponse = await stub.SubmitTurn(
-        pb.SubmitTurnRequest(session_id=session_id, turn_number=turn, text=text), timeout=timeout
+        pb.SubmitTurnRequest(session_id=session_id, turn_number=turn, text=text), timeout=deadline_s
     )
     return response.result
 
@@ -93,7 +97,9 @@ def field_violations(exc: grpc.aio.AioRpcError) -> list[str]:
     return fields
 
 
-def graph_signature(graph: pb.GetSessionGraphResponse) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+def graph_signature(
+    graph: pb.GetSessionGraphResponse,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
     """Id-free view of a surface graph: sorted (label, type) and (source, target, type) tuples."""
     labels = {n.id: n.label for n in graph.nodes}
     nodes = sorted((n.label, n.node_type) for n in graph.nodes)

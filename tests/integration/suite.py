@@ -36,8 +36,14 @@ INTERNAL = ("extraction", "graph_store", "canonical_slots", "scoring", "question
 def offline_llm_settings() -> LLMSettings:
     """Every logical client on the offline engine (tests never reach a provider)."""
     return LLMSettings(
-        _env_file=None, extraction=OFFLINE, scoring=OFFLINE, generation=OFFLINE,  # type: ignore[call-arg]
-        anthropic_api_key=None, openai_api_key=None, kimi_api_key=None, deepseek_api_key=None,
+        _env_file=None,
+        extraction=OFFLINE,
+        scoring=OFFLINE,
+        generation=OFFLINE,  # type: ignore[call-arg]
+        anthropic_api_key=None,
+        openai_api_key=None,
+        kimi_api_key=None,
+        deepseek_api_key=None,
     )
 
 
@@ -135,11 +141,16 @@ async def _graph_store(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     from services.graph_store.settings import GraphStoreSettings
 
     settings = GraphStoreSettings(
-        _env_file=None, port=suite.ports.get("graph_store", 0), host="127.0.0.1", log_level="WARNING",  # type: ignore[call-arg]
+        _env_file=None,
+        port=suite.ports.get("graph_store", 0),
+        host="127.0.0.1",
+        log_level="WARNING",  # type: ignore[call-arg]
         database_url=database_url(suite.db_base, suite.tmp_path, "graph_store"),
     )
     methodologies = MethodologyRegistry(settings.config_dir)
-    store = await stack.enter_async_context(open_store(settings, embedder=suite.embedder, methodologies=methodologies))
+    store = await stack.enter_async_context(
+        open_store(settings, embedder=suite.embedder, methodologies=methodologies)
+    )
     return GrpcServer(settings, build_registrations(settings, store))
 
 
@@ -150,15 +161,23 @@ async def _canonical_slots(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     from services.canonical_slots.settings import CanonicalSlotsSettings
 
     settings = CanonicalSlotsSettings(
-        _env_file=None, port=suite.ports.get("canonical_slots", 0), host="127.0.0.1", log_level="WARNING",  # type: ignore[call-arg]
+        _env_file=None,
+        port=suite.ports.get("canonical_slots", 0),
+        host="127.0.0.1",
+        log_level="WARNING",  # type: ignore[call-arg]
         database_url=database_url(suite.db_base, suite.tmp_path, "canonical_slots"),
     )
     methodologies = MethodologyRegistry(settings.config_dir)
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
     core = await stack.enter_async_context(
-        open_core(settings, encoder=suite.embedder, lemmatizer=Lemmatizer(), scoring_client=llm.scoring,
-                  methodologies=methodologies.get)
+        open_core(
+            settings,
+            encoder=suite.embedder,
+            lemmatizer=Lemmatizer(),
+            scoring_client=llm.scoring,
+            methodologies=methodologies.get,
+        )
     )
     return GrpcServer(settings, build_registrations(core))
 
@@ -168,7 +187,10 @@ async def _scoring(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     from services.scoring.settings import ScoringSettings
 
     settings = ScoringSettings(
-        _env_file=None, port=suite.ports.get("scoring", 0), host="127.0.0.1", log_level="WARNING"  # type: ignore[call-arg]
+        _env_file=None,
+        port=suite.ports.get("scoring", 0),
+        host="127.0.0.1",
+        log_level="WARNING",  # type: ignore[call-arg]
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
@@ -180,12 +202,17 @@ async def _question(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     from services.question.settings import QuestionSettings
 
     settings = QuestionSettings(
-        _env_file=None, port=suite.ports.get("question", 0), host="127.0.0.1", log_level="WARNING"  # type: ignore[call-arg]
+        _env_file=None,
+        port=suite.ports.get("question", 0),
+        host="127.0.0.1",
+        log_level="WARNING",  # type: ignore[call-arg]
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
     methodologies = MethodologyRegistry(settings.config_dir)
-    return GrpcServer(settings, build_registrations(settings, client=llm.generation, methodologies=methodologies))
+    return GrpcServer(
+        settings, build_registrations(settings, client=llm.generation, methodologies=methodologies)
+    )
 
 
 async def _extraction(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
@@ -194,7 +221,10 @@ async def _extraction(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     from services.extraction.settings import ExtractionSettings
 
     settings = ExtractionSettings(
-        _env_file=None, port=suite.ports.get("extraction", 0), host="127.0.0.1", log_level="WARNING"  # type: ignore[call-arg]
+        _env_file=None,
+        port=suite.ports.get("extraction", 0),
+        host="127.0.0.1",
+        log_level="WARNING",  # type: ignore[call-arg]
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)

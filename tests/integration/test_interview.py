@@ -72,7 +72,9 @@ async def test_json_export_holds_everything(suite: Suite) -> None:
 async def test_catalogue(suite: Suite) -> None:
     concepts = await suite.stub.ListConcepts(pb.ListConceptsRequest(page_size=2))
     assert len(concepts.concepts) == 2 and concepts.next_page_token and concepts.total_size >= 5
-    rest = await suite.stub.ListConcepts(pb.ListConceptsRequest(page_size=50, page_token=concepts.next_page_token))
+    rest = await suite.stub.ListConcepts(
+        pb.ListConceptsRequest(page_size=50, page_token=concepts.next_page_token)
+    )
     assert len(rest.concepts) == concepts.total_size - 2 and not rest.next_page_token
     methodologies = await suite.stub.ListMethodologies(pb.ListMethodologiesRequest())
     names = {m.name for m in methodologies.methodologies}

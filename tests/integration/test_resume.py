@@ -36,13 +36,16 @@ class FailOnceAfter(Stage):
         return output
 
 
-async def _run(suite_factory: SuiteFactory, target: StageName | None) -> tuple[Any, list[pb.TurnResult], dict[str, int]]:
+async def _run(
+    suite_factory: SuiteFactory, target: StageName | None
+) -> tuple[Any, list[pb.TurnResult], dict[str, int]]:
     state: dict[str, int] = {"failed": 0}
     wrap = None
     if target is not None:
         wrap = lambda stage: FailOnceAfter(stage, target, 2, state)  # noqa: E731
     async with suite_factory(stage_wrapper=wrap, canonical_slots_mode="inline") as suite:
-        session_id = (await create(suite.stub, "headphones_mec", max_turns=10)).session.session_id
+        created = await create(suite.stub, "headphones_mec", max_turns=10, request_id="resume-check")
+        session_id = created.session.session_id
         results = []
         for turn, text in enumerate(ANSWERS_USED, start=1):
             try:

@@ -92,8 +92,14 @@ async def test_bad_session_requests(suite: Suite) -> None:
     cases = [
         (pb.CreateSessionRequest(concept_id="no_such_concept"), grpc.StatusCode.NOT_FOUND),
         (pb.CreateSessionRequest(concept_id=""), grpc.StatusCode.INVALID_ARGUMENT),
-        (pb.CreateSessionRequest(concept_id="headphones_mec", methodology="nope"), grpc.StatusCode.INVALID_ARGUMENT),
-        (pb.CreateSessionRequest(concept_id="headphones_mec", max_turns=1000), grpc.StatusCode.INVALID_ARGUMENT),
+        (
+            pb.CreateSessionRequest(concept_id="headphones_mec", methodology="nope"),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+        (
+            pb.CreateSessionRequest(concept_id="headphones_mec", max_turns=1000),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
     ]
     before = (await suite.stub.ListSessions(pb.ListSessionsRequest())).total_size
     for request, code in cases:
@@ -105,7 +111,9 @@ async def test_bad_session_requests(suite: Suite) -> None:
         await suite.stub.ListSessions(pb.ListSessionsRequest(page_token="garbage"))
     assert code_of(caught.value) == grpc.StatusCode.INVALID_ARGUMENT
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await suite.stub.ExportSession(pb.ExportSessionRequest(session_id="x", format=pb.EXPORT_FORMAT_UNSPECIFIED))
+        await suite.stub.ExportSession(
+            pb.ExportSessionRequest(session_id="x", format=pb.EXPORT_FORMAT_UNSPECIFIED)
+        )
     assert "format" in field_violations(caught.value)
 
 
@@ -132,7 +140,9 @@ async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
 class Gate(Stage):
     """Wraps a stage; holds the first run of `stage` until released (to make turns overlap)."""
 
-    def __init__(self, inner: Stage, stage: StageName, entered: asyncio.Event, release: asyncio.Event) -> None:
+    def __init__(
+        self, inner: Stage, stage: StageName, entered: asyncio.Event, release: asyncio.Event
+    ) -> None:
         self.name = inner.name
         self._inner, self._stage, self._entered, self._release = inner, stage, entered, release
 
@@ -171,7 +181,7 @@ async def test_two_orchestrators_on_one_postgres_run_one_turn_at_a_time(
     wrap = lambda stage: Gate(stage, StageName.EXTRACTION, entered, release)  # noqa: E731
     async with running_suite(fresh_pg_url, tmp_path, embedder=embedder, stage_wrapper=wrap) as suite:
         second_app = await build(suite.orchestrator_settings(port=0))
-        async with server_for(second_app) as second:
+        async with server_for(second_app) as second:  # noqa: SIM117 - the channel needs its port
             async with grpc.aio.insecure_channel(f"127.0.0.1:{second.port}") as channel:
                 other = orchestrator_pb2_grpc.InterviewServiceStub(channel)
                 session_id = (await create(suite.stub, "headphones_mec")).session.session_id
@@ -201,10 +211,10 @@ async def test_deadline_propagates_and_the_turn_resumes(suite_factory: SuiteFact
 
     async with suite_factory(stage_wrapper=Probe) as suite:
         session_id = (await create(suite.stub, "headphones_mec")).session.session_id
-        await answer(suite.stub, session_id, 1, MEC[0], timeout=30)
+        await answer(suite.stub, session_id, 1, MEC[0], deadline_s=30)
         assert seen and seen[0] is not None and 0 < seen[0] <= 30.5  # clock skew of the two ends
         with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await answer(suite.stub, session_id, 2, MEC[1], timeout=0.001)
+            await answer(suite.stub, session_id, 2, MEC[1], deadline_s=0.001)
         assert code_of(caught.value) == grpc.StatusCode.DEADLINE_EXCEEDED
         await asyncio.sleep(0.5)  # let the cut-off turn record its failure
         result = await answer(suite.stub, session_id, 2, MEC[1])
@@ -218,7 +228,10 @@ async def test_dependency_down_is_unavailable_naming_it_and_the_turn_resumes(sui
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await answer(suite.stub, session_id, 2, MEC[1])
     assert code_of(caught.value) == grpc.StatusCode.UNAVAILABLE
-    assert "graph_store" in (caught.value.details() or "") or error_info(caught.value).get("service") == "graph_store"
+    assert (
+        "graph_store" in (caught.value.details() or "")
+        or error_info(caught.value).get("service") == "graph_store"
+    )
     await suite.start("graph_store")
     result = await retry_unavailable(lambda: answer(suite.stub, session_id, 2, MEC[1]))
     assert result.turn_number == 2 and (await _state(suite, session_id))[0] == 2
@@ -227,16 +240,30 @@ async def test_dependency_down_is_unavailable_naming_it_and_the_turn_resumes(sui
 async def test_restart_between_turns_changes_no_decision(suite_factory: SuiteFactory) -> None:
     async def run(restart: bool) -> list[tuple[str, str, int]]:
         async with suite_factory() as suite:
-            session_id = (await create(suite.stub, "headphones_mec", max_turns=7)).session.session_id
+            # One request id for both runs: same session id, so the offline engine words the same
+            # questions and any difference comes from the restarts.
+            created = await create(suite.stub, "headphones_mec", max_turns=7, request_id="restart-check")
+            session_id = created.session.session_id
             decisions = []
             for turn in range(1, 8):
                 if restart:
                     for name in ("orchestrator", "scoring", "graph_store"):
                         await suite.restart(name)
                 result = await answer(suite.stub, session_id, turn, MEC[turn - 1])
-                decisions.append((result.strategy_selected, result.focus_label, result.saturation.consecutive_low_info))
+                decisions.append(
+                    (result.strategy_selected, result.focus_label, result.saturation.consecutive_low_info)
+                )
                 if not result.should_continue:
                     break
             return decisions
 
     assert await run(restart=True) == await run(restart=False)
+
+
+async def test_create_session_is_idempotent_on_request_id(suite: Suite) -> None:
+    first = await create(suite.stub, "coffee_jtbd", request_id="create-once")
+    again = await create(suite.stub, "coffee_jtbd", request_id="create-once")
+    assert again.session.session_id == first.session.session_id
+    assert again.opening_question == first.opening_question
+    listed = await suite.stub.ListSessions(pb.ListSessionsRequest(page_size=500))
+    assert [s.session_id for s in listed.sessions].count(first.session.session_id) == 1

@@ -5,15 +5,26 @@ from __future__ import annotations
 import pytest
 
 from services.orchestrator.contracts import SaturationState
-from services.orchestrator.rules import Decision, FocusedNode, TerminationRules, TurnYield, decide, update_saturation
+from services.orchestrator.rules import (
+    Decision,
+    FocusedNode,
+    TerminationRules,
+    TurnYield,
+    decide,
+    update_saturation,
+)
 from shared.gen.interview.common.v1 import common_pb2
 
 R = common_pb2.TerminationReason
 RULES = TerminationRules()
 
 
-def _yield(nodes: int = 0, edges: int = 0, count: int = 5, depth: int = 2, canonical: int | None = None) -> TurnYield:
-    return TurnYield(nodes_created=nodes, edges_created=edges, node_count=count, max_depth=depth, canonical_count=canonical)
+def _yield(
+    nodes: int = 0, edges: int = 0, count: int = 5, depth: int = 2, canonical: int | None = None
+) -> TurnYield:
+    return TurnYield(
+        nodes_created=nodes, edges_created=edges, node_count=count, max_depth=depth, canonical_count=canonical
+    )
 
 
 def test_zero_yield_turns_accumulate_and_a_yield_resets_them() -> None:
@@ -44,21 +55,34 @@ def test_depth_plateau_counts_only_zero_yield_turns_at_the_same_depth() -> None:
 
 
 def test_clarification_and_skip_turns_change_no_counter() -> None:
-    before = SaturationState(consecutive_low_info=3, consecutive_shallow=4, consecutive_depth_plateau=2, prev_max_depth=2)
+    before = SaturationState(
+        consecutive_low_info=3, consecutive_shallow=4, consecutive_depth_plateau=2, prev_max_depth=2
+    )
     after, _, _ = update_saturation(before, _yield(), depth_score=1, counts_as_answer=False)
-    assert (after.consecutive_low_info, after.consecutive_shallow, after.consecutive_depth_plateau) == (3, 4, 2)
+    assert (after.consecutive_low_info, after.consecutive_shallow, after.consecutive_depth_plateau) == (
+        3,
+        4,
+        2,
+    )
 
 
 def test_canonical_delta_and_peak() -> None:
     state = SaturationState(prev_canonical_count=3)
-    state, _, canonical = update_saturation(state, _yield(nodes=2, canonical=5), depth_score=3, counts_as_answer=True)
+    state, _, canonical = update_saturation(
+        state, _yield(nodes=2, canonical=5), depth_score=3, counts_as_answer=True
+    )
     assert canonical == 2 and state.prev_canonical_count == 5 and state.canonical_velocity_peak == 2
 
 
 def _decide(turn: int = 6, max_turns: int = 20, **kw: object) -> Decision:
     args: dict[str, object] = {
-        "turn_number": turn, "max_turns": max_turns, "phase": common_pb2.INTERVIEW_PHASE_MID,
-        "closing_selected": False, "stop_requested": False, "saturation": SaturationState(), "nodes": [],
+        "turn_number": turn,
+        "max_turns": max_turns,
+        "phase": common_pb2.INTERVIEW_PHASE_MID,
+        "closing_selected": False,
+        "stop_requested": False,
+        "saturation": SaturationState(),
+        "nodes": [],
         "rules": RULES,
     }
     args.update(kw)
@@ -74,7 +98,10 @@ def _decide(turn: int = 6, max_turns: int = 20, **kw: object) -> Decision:
         ({"saturation": SaturationState(consecutive_low_info=5)}, R.TERMINATION_REASON_GRAPH_SATURATED),
         ({"saturation": SaturationState(consecutive_shallow=6)}, R.TERMINATION_REASON_QUALITY_DEGRADED),
         ({"saturation": SaturationState(consecutive_depth_plateau=6)}, R.TERMINATION_REASON_DEPTH_PLATEAU),
-        ({"nodes": [FocusedNode(1, 3), FocusedNode(2, 4), FocusedNode(0, 0)]}, R.TERMINATION_REASON_ALL_NODES_EXHAUSTED),
+        (
+            {"nodes": [FocusedNode(1, 3), FocusedNode(2, 4), FocusedNode(0, 0)]},
+            R.TERMINATION_REASON_ALL_NODES_EXHAUSTED,
+        ),
     ],
 )
 def test_each_termination_reason(kwargs: dict[str, object], reason: int) -> None:

@@ -1,0 +1,220 @@
+"""Per-run JSON record + Markdown report, and the matrix `index.md`."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from simulation.records import RunMetrics, RunRecord
+
+RECORD_FILE = "record.json"
+REPORT_FILE = "report.md"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _mean(values: list[float] | list[int]) -> float:
+    return statistics.fmean(values) if values else 0.0
+
+
+def _cell(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def write_record(record: RunRecord, directory: Path) -> Path:
+    """`record.json` in `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / RECORD_FILE
+    path.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+    return path
+
+
+def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
+    r, q = m.recall, m.questions
+    return [
+        ("turns (max)", f"{m.turns} ({record.meta.max_turns})"),
+        ("termination reason", m.termination_reason or "n/a"),
+        (
+            "ground-truth element recall",
+            f"{_pct(r.element_recall)} ({r.elements_recovered}/{r.elements_total}; "
+            f"type agrees: {_pct(r.element_recall_typed)})",
+        ),
+        (
+            "revealed by the respondent",
+            f"{_pct(r.revealed_share)} ({r.elements_revealed}/{r.elements_total}); "
+            f"recovered of revealed: {_pct(r.recall_of_revealed)}",
+        ),
+        (
+            "hidden link recall",
+            f"{_pct(r.link_recall)} ({r.links_recovered}/{r.links_total}; typed {r.links_recovered_typed}); "
+            f"of revealed: {_pct(r.link_recall_of_revealed)}",
+        ),
+        (
+            "hidden chains completed / connected",
+            f"{r.chains_completed}/{r.chains_total} / {r.chains_connected}/{r.chains_total} "
+            f"(mean progress {_pct(r.mean_chain_progress)})",
+        ),
+        (
+            "graph nodes matching ground truth",
+            f"{r.nodes_matched}/{r.nodes_total} ({_pct(r.node_precision)})",
+        ),
+        (
+            "graph",
+            f"{m.graph_nodes} nodes, {m.graph_edges} edges, max depth {m.graph_max_depth}, chain completion "
+            f"{m.graph_chain_completion_ratio:.2f} ({m.graph_complete_chain_count} complete)",
+        ),
+        (
+            "repeated questions (exact / near)",
+            f"{q.exact_repeats} / {q.near_repeats} of {q.count} "
+            f"({_pct(q.repeated_rate_exact)} / {_pct(q.repeated_rate_near)})",
+        ),
+        (
+            "question form",
+            f"one question: {_pct(q.single_question_share)}, "
+            f"ends with '?': {_pct(q.ends_with_question_mark_share)}, "
+            f"words mean {q.words_mean:.1f} / median {q.words_median:.0f} / max {q.words_max}",
+        ),
+        (
+            "interviewer LLM",
+            f"{m.interviewer_calls} calls, {m.interviewer_tokens} tokens, ${m.interviewer_cost_usd:.4f}",
+        ),
+        ("respondent LLM", f"{m.respondent_tokens} tokens, ${m.respondent_cost_usd:.4f}"),
+    ]
+
+
+def markdown(record: RunRecord) -> str:
+    """The Markdown report of one run (metrics must be computed)."""
+    m: RunMetrics | None = record.metrics
+    if m is None:
+        raise ValueError("compute the metrics before writing the report")
+    meta, r = record.meta, m.recall
+    lines = [
+        f"# Simulated interview: {meta.scenario_id} × {meta.persona}",
+        "",
+        f"Concept `{meta.concept_id}` ({meta.methodology}), engine `{meta.engine}`, seed {meta.seed}, "
+        f"session `{record.session.session_id}`, target `{meta.target}`.",
+        "",
+        "## Outcome",
+        "",
+        "| metric | value |",
+        "|---|---|",
+        *(f"| {name} | {value} |" for name, value in _outcome_rows(record, m)),
+        "",
+        "Strategies: "
+        + (
+            ", ".join(f"{k} {v}" for k, v in sorted(m.strategy_counts.items(), key=lambda kv: -kv[1]))
+            or "none"
+        ),
+        "",
+        "Persona behaviours: " + (", ".join(f"{k} {v}" for k, v in sorted(m.behaviours.items())) or "none"),
+        "",
+        "## Plots",
+        "",
+        "![graph growth](graph_growth.png)",
+        "![strategy timeline](strategy_timeline.png)",
+        "![signals](signals.png)",
+        "![final graph](final_graph.png)",
+        "",
+        "## Transcript",
+        "",
+        "| turn | strategy | focus | question | answer | revealed |",
+        "|---|---|---|---|---|---|",
+    ]
+    previous = {t.turn: t for t in record.turns}
+    for t in record.turns:
+        asked_by = previous.get(t.turn - 1)
+        strategy = asked_by.strategy if asked_by else "opening"
+        focus = asked_by.focus_label if asked_by else ""
+        lines.append(
+            f"| {t.turn} | {strategy} | {_cell(focus, 40)} | {_cell(t.question)} | {_cell(t.answer, 220)} | "
+            f"{', '.join(t.revealed_elements) or '—'} |"
+        )
+    lines += [
+        "",
+        f"Closing: {_cell(record.closing_message, 400)}",
+        "",
+        "## Ground-truth matches",
+        "",
+        "| graph node | type | hidden element | score | via |",
+        "|---|---|---|---|---|",
+    ]
+    for match in r.matches:
+        lines.append(
+            f"| {_cell(str(match['node']), 60)} | {match['node_type']} | {match['element']} | "
+            f"{match['score']} | {match['method']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_report(record: RunRecord, directory: Path) -> Path:
+    """`report.md` in `directory`."""
+    path = directory / REPORT_FILE
+    path.write_text(markdown(record), encoding="utf-8")
+    return path
+
+
+def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simulation matrix") -> str:
+    """`index.md` of a matrix: one row per run plus means per persona and per concept."""
+    lines = [
+        f"# {title}",
+        "",
+        f"{len(records)} runs.",
+        "",
+        "| run | concept | persona | scenario | turns | end | elem recall | link recall | chains done | "
+        "revealed | repeat (near) | one '?' | cost $ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    by_persona: dict[str, list[RunMetrics]] = defaultdict(list)
+    by_concept: dict[str, list[RunMetrics]] = defaultdict(list)
+    for rel, rec in records:
+        m = rec.metrics
+        if m is None:
+            continue
+        by_persona[rec.meta.persona].append(m)
+        by_concept[rec.meta.concept_id].append(m)
+        r, q = m.recall, m.questions
+        cost = m.interviewer_cost_usd + m.respondent_cost_usd
+        cells = [
+            f"[{rec.meta.run_id}]({rel})",
+            rec.meta.concept_id,
+            rec.meta.persona,
+            rec.meta.scenario_id,
+            str(m.turns),
+            m.termination_reason,
+            _pct(r.element_recall),
+            _pct(r.link_recall),
+            f"{r.chains_completed}/{r.chains_total}",
+            _pct(r.revealed_share),
+            _pct(q.repeated_rate_near),
+            _pct(q.single_question_share),
+            f"{cost:.4f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    for heading, groups in (("persona", by_persona), ("concept", by_concept)):
+        lines += [
+            "",
+            f"## Means per {heading}",
+            "",
+            f"| {heading} | runs | turns | elem recall | link recall | chain completion | revealed | "
+            "repeat (near) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for key in sorted(groups):
+            ms = groups[key]
+            cells = [
+                key,
+                str(len(ms)),
+                f"{_mean([x.turns for x in ms]):.1f}",
+                _pct(_mean([x.recall.element_recall for x in ms])),
+                _pct(_mean([x.recall.link_recall for x in ms])),
+                _pct(_mean([x.recall.chain_completion for x in ms])),
+                _pct(_mean([x.recall.revealed_share for x in ms])),
+                _pct(_mean([x.questions.repeated_rate_near for x in ms])),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

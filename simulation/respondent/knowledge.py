@@ -1,0 +1,299 @@
+"""The respondent's view of its hidden knowledge: what is revealed, where each chain stands.
+
+`KnowledgeState` answers the questions the offline respondent asks itself: which revealed item
+is the interviewer asking about (matched on lemmas, weighted by how specific a word is), what
+is the next level above it, which side items hang off it, and which chain is still untouched.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass
+
+from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
+from simulation.text import QUESTION_WORDS, Lemmatizer
+
+
+@dataclass(frozen=True)
+class Step:
+    """One element to reveal, said in relation to `source` through `link` (both None for an opener)."""
+
+    element: HiddenElement
+    source: HiddenElement | None = None
+    link: HiddenLink | None = None
+    chain: Chain | None = None
+
+
+class KnowledgeState:
+    """Revealed elements and links of one scenario, plus per-element probe counts."""
+
+    def __init__(self, scenario: Scenario, lemmatizer: Lemmatizer, rng: random.Random) -> None:
+        self.scenario = scenario
+        self.lemmas = lemmatizer
+        self._tokens = {
+            e.id: [lemmatizer.content(t, QUESTION_WORDS) for t in e.texts] for e in scenario.elements
+        }
+        df: Counter[str] = Counter()
+        for sets in self._tokens.values():
+            df.update(frozenset().union(*sets))
+        n = len(scenario.elements)
+        self._idf = {tok: math.log(1 + n / count) for tok, count in df.items()}
+        # Chains are opened in a seeded order, so different seeds tell the story differently.
+        self.chain_order = list(scenario.chains)
+        rng.shuffle(self.chain_order)
+        self.revealed: dict[str, int] = {}
+        self.revealed_links: dict[str, int] = {}
+        self.opened: list[str] = []
+        self.probes: Counter[str] = Counter()
+        self.current: HiddenElement | None = None
+        self.current_chain: Chain | None = None
+
+    # ------------------------------------------------------------------ matching
+
+    def match(self, question: str, *, revealed_only: bool = True) -> HiddenElement | None:
+        """The element the question names best (idf-weighted shared lemmas), or None."""
+        words = self.lemmas.content(question, QUESTION_WORDS)
+        best: HiddenElement | None = None
+        best_key = (0.0, -1)
+        for el in self.scenario.elements:
+            if revealed_only and el.id not in self.revealed:
+                continue
+            score = max(sum(self._idf.get(t, 0.0) for t in words & toks) for toks in self._tokens[el.id])
+            # ties go to the most recently revealed element (what the interviewer most likely picked up)
+            key = (score, self.revealed.get(el.id, -1))
+            if score > 0 and key > best_key:
+                best, best_key = el, key
+        return best
+
+    def named_in(self, question: str) -> set[str]:
+        """Elements whose whole label (content lemmas) occurs in `question`, said or not."""
+        words = self.lemmas.content(question)
+        return {
+            e.id for e in self.scenario.elements if (toks := self.lemmas.content(e.label)) and toks <= words
+        }
+
+    # ------------------------------------------------------------------ navigation
+
+    def chains_for(self, element: HiddenElement) -> list[Chain]:
+        """Chains through `element`, the current chain first."""
+        chains = self.scenario.chains_with(element.id)
+        if self.current_chain in chains:
+            chains.remove(self.current_chain)
+            chains.insert(0, self.current_chain)
+        return chains
+
+    def ladder(self, focus: HiddenElement, hints: tuple[str, ...], depth: int) -> list[Step]:
+        """Up to `depth` steps up from `focus` along a chain whose next link is not yet said.
+
+        Links already said are skipped ("why is X important?" asked again continues where the
+        chain stands); a hinted node type within two levels pulls the answer towards it.
+        """
+        options: list[tuple[int, list[Step]]] = []
+        for chain in self.chains_for(focus):
+            if chain.kind == "elements":
+                continue
+            idx = j = chain.elements.index(focus.id)
+            while j + 1 < len(chain.elements):
+                link = self.scenario.link_between(chain.elements[j], chain.elements[j + 1])
+                if link is None or link.id not in self.revealed_links:
+                    break
+                j += 1
+            if j + 1 >= len(chain.elements):
+                continue
+            path: list[Step] = []
+            prev = self.scenario.element(chain.elements[j])
+            for nxt_id in chain.elements[j + 1 : j + 1 + max(depth, 2)]:
+                nxt = self.scenario.element(nxt_id)
+                path.append(Step(nxt, prev, self.scenario.link_between(prev.id, nxt.id), chain))
+                prev = nxt
+            options.append((j - idx, path))
+        options.sort(key=lambda o: o[0])  # stable: the current chain first among equals
+        for _, path in options:
+            for i, step in enumerate(path[:2]):
+                if step.element.node_type in hints:
+                    return path[: max(i + 1, depth)]
+        return options[0][1][:depth] if options else []
+
+    def side(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:
+        """An unrevealed element linked to `focus` of a hinted type (any type when there is no hint)."""
+        for link in self.scenario.links_of(focus.id):
+            other_id = link.target if link.source == focus.id else link.source
+            if other_id in self.revealed:
+                continue
+            if self._adjacent(focus.id, other_id):
+                continue  # a chain neighbour is the next level, not a side detail
+            other = self.scenario.element(other_id)
+            if not hints or other.node_type in hints:
+                return Step(other, focus, link, None)
+        return None
+
+    def path_to_hint(self, start: HiddenElement, hints: tuple[str, ...], max_new: int = 2) -> list[Step]:
+        """Steps towards the nearest unrevealed element of a hinted type, over links in either direction.
+
+        Walking through elements already said is free; at most `max_new` new elements are said
+        ("what were you really trying to get done?" about a timeline event reaches the job through
+        the pull it gave rise to). The steps start at the last element on the way that was said.
+        """
+        if not hints:
+            return []
+        best: dict[str, int] = {start.id: 0}
+        came: dict[str, tuple[str, HiddenLink]] = {}
+        frontier = [(0, start.id)]
+        while frontier:
+            frontier.sort()
+            cost, current = frontier.pop(0)
+            if cost > best.get(current, cost):
+                continue
+            if (
+                current != start.id
+                and current not in self.revealed
+                and self.scenario.element(current).node_type in hints
+            ):
+                return self._steps_along(current, came)
+            for link in self.scenario.links_of(current):
+                other = link.target if link.source == current else link.source
+                step_cost = cost + (0 if other in self.revealed else 1)
+                if step_cost <= max_new and step_cost < best.get(other, max_new + 1):
+                    best[other] = step_cost
+                    came[other] = (current, link)
+                    frontier.append((step_cost, other))
+        return []
+
+    def _steps_along(self, target: str, came: dict[str, tuple[str, HiddenLink]]) -> list[Step]:
+        path: list[Step] = []
+        node = target
+        while node in came:
+            prev, link = came[node]
+            chain = next((c for c in self.scenario.chains if prev in c.elements and node in c.elements), None)
+            path.append(Step(self.scenario.element(node), self.scenario.element(prev), link, chain))
+            if node != target and node in self.revealed:
+                break
+            node = prev
+        path.reverse()
+        # start from the last element already said: "S (said), so A (new), so T (new)"
+        first_new = next((i for i, s in enumerate(path) if s.element.id not in self.revealed), 0)
+        return path[first_new:]
+
+    def _adjacent(self, a: str, b: str) -> bool:
+        for chain in self.scenario.chains:
+            if chain.kind == "elements":
+                continue
+            pairs = zip(chain.elements, chain.elements[1:], strict=False)
+            if any({x, y} == {a, b} for x, y in pairs):
+                return True
+        return False
+
+    def next_timeline(self) -> list[Step]:
+        """The next unrevealed step of a timeline/journey chain already opened, else an opener of one."""
+        for chain in self.chain_order:
+            if chain.kind not in ("timeline", "journey") or chain.id not in self.opened:
+                continue
+            for i, ident in enumerate(chain.elements):
+                if ident not in self.revealed:
+                    el = self.scenario.element(ident)
+                    prev = self.scenario.element(chain.elements[i - 1]) if i else None
+                    link = self.scenario.link_between(prev.id, ident) if prev else None
+                    return [Step(el, prev, link, chain)]
+        fresh = self.new_chain(("timeline", "journey"), ())
+        return self.open_steps(fresh, ()) if fresh else []
+
+    def new_chain(
+        self,
+        kinds: tuple[str, ...],
+        hints: tuple[str, ...],
+        *,
+        exclude: set[str] | None = None,
+    ) -> Chain | None:
+        """A chain not opened yet whose first element is unrevealed (preferred kinds, then hints).
+
+        Chains starting with an element in `exclude` come last (the question named it).
+        """
+        skip = exclude or set()
+        fresh = [
+            c for c in self.chain_order if c.id not in self.opened and c.elements[0] not in self.revealed
+        ]
+        if not fresh:
+            fresh = [
+                c
+                for c in self.chain_order
+                if c.id not in self.opened and any(e not in self.revealed for e in c.elements)
+            ]
+        if not fresh:
+            return None
+
+        def rank(chain: Chain) -> tuple[int, int, int]:
+            types = [self.scenario.element(e).node_type for e in chain.elements[:2]]
+            return (
+                1 if chain.elements[0] in skip else 0,
+                0 if chain.kind in kinds else 1,
+                0 if any(t in hints for t in types) else 1,
+            )
+
+        return min(fresh, key=rank)
+
+    def anchor_of(self, element: HiddenElement) -> HiddenElement:
+        """`element` if it is on a chain, else the chain element it hangs off (an actor's incident)."""
+        if any(element.id in c.elements for c in self.scenario.chains if c.kind != "elements"):
+            return element
+        for link in self.scenario.links_of(element.id):
+            other = link.target if link.source == element.id else link.source
+            if any(other in c.elements for c in self.scenario.chains if c.kind != "elements"):
+                return self.scenario.element(other)
+        return element
+
+    def continue_list(self, hints: tuple[str, ...]) -> list[Step]:
+        """The next unrevealed item of an opened `elements` chain of a hinted type (repertory grid)."""
+        for chain in self.chain_order:
+            if chain.kind != "elements" or chain.id not in self.opened:
+                continue
+            for ident in chain.elements:
+                el = self.scenario.element(ident)
+                if ident not in self.revealed and (not hints or el.node_type in hints):
+                    return [Step(el, None, None, chain)]
+        return []
+
+    def open_steps(self, chain: Chain, hints: tuple[str, ...]) -> list[Step]:
+        """The first unrevealed level of `chain` (two levels when the second one is what was asked for)."""
+        start = next((i for i, e in enumerate(chain.elements) if e not in self.revealed), None)
+        if start is None:
+            return []
+        steps = []
+        prev = self.scenario.element(chain.elements[start - 1]) if start else None
+        for ident in chain.elements[start : start + 2]:
+            el = self.scenario.element(ident)
+            link = self.scenario.link_between(prev.id, ident) if prev is not None else None
+            steps.append(Step(el, prev if link else None, link, chain))
+            prev = el
+        if (
+            len(steps) == 2
+            and steps[1].element.node_type in hints
+            and steps[0].element.node_type not in hints
+        ):
+            return steps
+        return steps[:1]
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def mark(self, steps: list[Step], turn: int) -> tuple[list[str], list[str]]:
+        """Record `steps` as said in `turn`; returns the newly revealed element and link ids."""
+        new_elements: list[str] = []
+        new_links: list[str] = []
+        for step in steps:
+            if step.element.id not in self.revealed:
+                self.revealed[step.element.id] = turn
+                new_elements.append(step.element.id)
+            if step.link is not None and step.link.id not in self.revealed_links:
+                self.revealed_links[step.link.id] = turn
+                new_links.append(step.link.id)
+            if step.chain is not None and step.chain.id not in self.opened:
+                self.opened.append(step.chain.id)
+            self.current = step.element
+            self.current_chain = step.chain or self.current_chain
+        # a link between two revealed elements stated in one answer counts once both are out
+        return new_elements, new_links
+
+    def unrevealed_count(self) -> int:
+        """Elements not revealed yet."""
+        return sum(1 for e in self.scenario.elements if e.id not in self.revealed)

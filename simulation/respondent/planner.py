@@ -1,0 +1,175 @@
+"""What the offline respondent reveals for a question (before persona wording is applied).
+
+`Planner.plan` maps the question kind to steps through the hidden knowledge:
+
+* ladder   → the next level(s) of the focused element's chain (a hinted node type within two
+             levels pulls the answer there; a hinted *side* element, e.g. the anxiety that held
+             a solution back, wins over the chain's next level); a rationalising persona holds
+             back emotional levels until the element has been probed often enough;
+* explore  → a chain not opened yet, at its first level (a fixating persona returns to its
+             first chain instead);
+* specific → a side element of a hinted type, else the hinted next level, else a detail;
+* incident / timeline → a new incident or the next step of the timeline;
+* validate → a confirmation (sometimes extended by the next level); closing → thanks.
+
+A question about a side element (an actor, an implicit pole) navigates from the chain element
+that side element hangs off.
+"""
+
+from __future__ import annotations
+
+import random
+
+from simulation.personas import Persona
+from simulation.respondent.knowledge import KnowledgeState, Step
+from simulation.respondent.phrasing import (
+    confirm_sentence,
+    detail_sentence,
+    nothing_new_sentence,
+    restate_sentence,
+    thanks_sentence,
+    top_sentence,
+)
+from simulation.respondent.questions import QuestionKind, QuestionReading
+from simulation.respondent.style import AnswerDraft, Mood
+from simulation.scenarios import HiddenElement
+
+
+class Planner:
+    """Chooses the steps of one answer and adds the sentences that reveal nothing new."""
+
+    def __init__(self, persona: Persona, state: KnowledgeState, rng: random.Random) -> None:
+        self.persona = persona
+        self.state = state
+        self.rng = rng
+        self.methodology = state.scenario.methodology
+        self.fixation: HiddenElement | None = None
+
+    def plan(
+        self,
+        reading: QuestionReading,
+        focus: HiddenElement | None,
+        named_any: set[str],
+        mood: Mood,
+        draft: AnswerDraft,
+    ) -> list[Step]:
+        """Steps to reveal for `reading` about `focus` (`named_any`: element ids the question names)."""
+        state, rng, hints = self.state, self.rng, reading.type_hints
+        kind = reading.kind
+        anchor = state.anchor_of(focus) if focus is not None else None
+        if kind is QuestionKind.CLOSING:
+            draft.add(thanks_sentence(rng), hedgeable=False)
+            chain = state.new_chain((), hints)
+            if (
+                chain is not None
+                and mood.energy >= 0.6
+                and rng.random() < 0.3 + mood.extra_element_probability
+            ):
+                draft.add("One more thing, actually.", hedgeable=False)
+                return state.open_steps(chain, hints)
+            return []
+        if kind is QuestionKind.VALIDATE:
+            draft.add(confirm_sentence(rng), hedgeable=False)
+            if anchor is not None and rng.random() < 0.5 * mood.energy:
+                steps = state.ladder(anchor, hints, 1)
+                if steps:
+                    draft.add("And actually, there's more to it.", essential=False, hedgeable=False)
+                    return steps
+            return []
+        if kind is QuestionKind.INCIDENT:
+            chain = state.new_chain(("incident", "timeline", "journey"), hints)
+            if chain is None:
+                draft.add(nothing_new_sentence(rng))
+                return []
+            return state.open_steps(chain, hints)
+        if kind is QuestionKind.TIMELINE:
+            steps = state.next_timeline()
+            if steps:
+                return steps
+            kind = QuestionKind.LADDER
+        if kind is QuestionKind.SPECIFIC and focus is not None and anchor is not None:
+            side = state.side(focus, hints) or (state.side(anchor, hints) if hints else None)
+            if side is not None:
+                return [side]
+            up = state.ladder(anchor, hints, 1) if hints else []
+            if up and up[0].element.node_type in hints:
+                return up
+            towards = state.path_to_hint(anchor, hints, max_new=1)
+            if towards:
+                return towards
+            draft.add(detail_sentence(focus, rng) or restate_sentence(focus, rng))
+            return []
+        if kind is QuestionKind.LADDER and focus is not None and anchor is not None:
+            return self._ladder(reading, focus, anchor, mood, draft)
+        return self._explore(hints, named_any, draft)
+
+    def _ladder(
+        self,
+        reading: QuestionReading,
+        focus: HiddenElement,
+        anchor: HiddenElement,
+        mood: Mood,
+        draft: AnswerDraft,
+    ) -> list[Step]:
+        state, rng, hints = self.state, self.rng, reading.type_hints
+        state.probes[anchor.id] += 1
+        depth = mood.elements_per_answer + (1 if rng.random() < mood.extra_element_probability else 0)
+        steps = state.ladder(anchor, hints, depth)
+        if not steps or (hints and not any(s.element.node_type in hints for s in steps)):
+            # "what worried you about X?" asks for X's anxiety, not the next rung of X's chain
+            side = state.side(focus, hints) if hints or not steps else None
+            if side is not None:
+                return [side]
+            towards = state.path_to_hint(anchor, hints)
+            if towards:
+                # a terse or tired speaker says only the first thing on the way
+                steps = towards[: depth if mood.shortest else max(depth, 2)]
+        if not steps:
+            draft.add(top_sentence(focus, self.methodology, rng))
+            return []
+        threshold = self.persona.rationalisation.emotional_probe_threshold
+        emotional = set(state.scenario.emotional_node_types)
+        if threshold > 1 and state.probes[anchor.id] < threshold:
+            keep: list[Step] = []
+            for step in steps:
+                if step.element.node_type in emotional:
+                    break
+                keep.append(step)
+            if len(keep) < len(steps):
+                draft.note("withheld")
+                if not keep:
+                    draft.add(rng.choice(self.persona.rationalisation.practical_phrases))
+                    draft.add(restate_sentence(anchor, rng))
+                    return []
+                steps = keep
+        return steps
+
+    def _explore(self, hints: tuple[str, ...], named_any: set[str], draft: AnswerDraft) -> list[Step]:
+        state, rng = self.state, self.rng
+        fixation = self.persona.fixation
+        if self.fixation is not None and fixation.probability and rng.random() < fixation.probability:
+            draft.note("fixation")
+            anchor = self.fixation
+            for chain in state.scenario.chains_with(anchor.id):
+                said = [e for e in chain.elements if e in state.revealed]
+                top = state.scenario.element(said[-1]) if said else anchor
+                steps = state.ladder(top, (), 1)
+                if steps:
+                    return steps
+            draft.add(rng.choice(fixation.phrases).format(focus=anchor.label))
+            return []
+        listed = state.continue_list(hints) if hints[:1] == ("element",) else []
+        if listed:
+            return listed
+        # "what else did you try instead of X?" asks for something other than X
+        fresh = state.new_chain((), hints, exclude=named_any)
+        if fresh is None:
+            draft.add(nothing_new_sentence(rng))
+            return []
+        steps = state.open_steps(fresh, hints)
+        if steps and hints:
+            # "how are two alike, and how is the third different?" asks for both poles at once
+            side = state.side(steps[-1].element, hints[1:])
+            if side is not None and side.element.node_type in hints:
+                steps.append(side)
+        return steps

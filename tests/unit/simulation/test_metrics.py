@@ -1,0 +1,98 @@
+"""Recall, link recall, chain completion and question metrics on hand-built graphs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from simulation.matching import ElementMatcher
+from simulation.metrics import compute, question_metrics, recall_metrics
+from simulation.scenarios import Scenario
+from simulation.text import Lemmatizer
+from tests.unit.simulation.support import sample_record
+
+
+def test_recall_on_a_constructed_graph(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    record = sample_record()
+    r = recall_metrics(
+        mini_scenario,
+        record.graph,
+        ElementMatcher(mini_scenario, lemmatizer),
+        set(record.revealed_elements),
+        set(record.revealed_links),
+    )
+    # n1 noise cancelling -> a_noise, n2 -> f_focus, n3 "calm" -> p_calm (Dice 2·1/3),
+    # n4 "battery" -> a_battery (Dice 2·1/4 = 0.5), n6 "charge daily" -> f_charge; n5 "weather": nothing
+    assert r.recovered == ["a_battery", "a_noise", "f_charge", "f_focus", "p_calm"]
+    assert (r.elements_recovered, r.elements_total) == (5, 7)
+    assert r.element_recall == pytest.approx(5 / 7)
+    assert r.elements_recovered_typed == 5
+    assert r.revealed_share == pytest.approx(4 / 7)
+    assert r.recall_of_revealed == pytest.approx(3 / 4)  # v_peace was said but not extracted
+    # links: a_noise->f_focus (n1->n2), f_focus->p_calm (as n3->n2, reversed), a_battery->f_charge (n4->n6)
+    assert (r.links_recovered, r.links_total, r.links_recovered_typed) == (3, 5, 2)
+    assert r.link_recall == pytest.approx(3 / 5)
+    assert r.link_recall_of_revealed == pytest.approx(2 / 3)
+    # battery chain complete; noise chain lacks v_peace
+    assert (r.chains_completed, r.chains_connected, r.chains_total) == (1, 1, 2)
+    assert r.chain_completion == pytest.approx(0.5)
+    assert r.mean_chain_progress == pytest.approx((3 / 4 + 2 / 2) / 2)
+    assert (r.nodes_matched, r.nodes_total) == (5, 6)
+
+
+def test_type_must_agree_for_typed_recall(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    record = sample_record()
+    record.graph.nodes[2].node_type = "terminal_value"  # "calm" extracted at the wrong level
+    r = recall_metrics(mini_scenario, record.graph, ElementMatcher(mini_scenario, lemmatizer), set(), set())
+    assert r.elements_recovered == 5
+    assert r.elements_recovered_typed == 4
+
+
+def test_one_node_recovers_at_most_one_element(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    matcher = ElementMatcher(mini_scenario, lemmatizer)
+    matches = matcher.assign([("x", "noise cancelling focus", "attribute")])
+    assert len(matches) == 1
+    assert matches[0].element_id == "a_noise"  # Dice 0.8 beats "focus on the train" (0.5)
+
+
+def test_embedding_similarity_catches_paraphrases(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer, embedder: Any
+) -> None:
+    label = [("x", "less anxious at work", "psychosocial_consequence")]
+    assert ElementMatcher(mini_scenario, lemmatizer).assign(label) == []  # lemmas alone: Dice 1/3
+    matches = ElementMatcher(mini_scenario, lemmatizer, embedder).assign(label)
+    assert [(m.element_id, m.method) for m in matches] == [("p_calm", "embedding")]
+
+
+def test_repeated_questions_and_form(lemmatizer: Lemmatizer) -> None:
+    questions = [
+        "Thanks for joining. What do you look for in headphones?",
+        "Why is noise cancelling important to you?",
+        "Why is noise-cancelling important to you?",  # exact repeat once punctuation is ignored
+        "Why is the noise cancelling so important to you?",  # near: lemmas {noise, cancel, important}
+        "What does the battery give you? And why?",  # two questions
+        "Tell me more about the battery",  # no question mark
+    ]
+    q = question_metrics(questions, lemmatizer)
+    assert (q.count, q.exact_repeats, q.near_repeats) == (6, 1, 2)
+    assert q.repeated_rate_exact == pytest.approx(1 / 5)
+    assert q.repeated_rate_near == pytest.approx(2 / 5)
+    assert q.single_question_share == pytest.approx(4 / 6)
+    assert q.ends_with_question_mark_share == pytest.approx(5 / 6)
+    # words: 10, 7, 6, 9, 8, 6
+    assert q.words_max == 10
+    assert q.words_median == pytest.approx(7.5)
+    assert q.words_mean == pytest.approx(46 / 6)
+
+
+def test_compute_fills_every_section(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    record = sample_record()
+    m = compute(record, mini_scenario, lemmatizer)
+    assert m.turns == 4
+    assert m.termination_reason == "max_turns"
+    assert m.strategy_counts == {"explore": 2, "deepen": 2}
+    assert [t["strategy"] for t in m.timeline] == ["explore", "deepen", "deepen", "explore"]
+    assert m.questions.exact_repeats == 1  # turn 3 repeats turn 2's question
+    assert m.behaviours == {"hedge": 1}
+    assert m.graph_nodes == 6 and m.graph_edges == 3

@@ -1,0 +1,353 @@
+"""The offline ground-truth respondent: what it reveals for which question, and persona shaping."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from simulation.personas import Persona, PersonaRegistry
+from simulation.respondent.offline import OfflineRespondent
+from simulation.scenarios import Scenario, ScenarioRegistry
+from simulation.text import Lemmatizer
+from tests.unit.simulation.support import persona_data
+
+CAUSAL_CUES = re.compile(r"because|so that|which means|, so |it lets me|that's important to me|in the end")
+OPEN = "When you choose wireless headphones, what do you notice or look for?"
+MEC_SCRIPT = [
+    OPEN,
+    "Why is {0} important to you?",
+    "What does that give you?",
+    "Why does that matter to you?",
+    "When it comes to wireless headphones, what else do you notice or look for?",
+    "Why is that important to you?",
+    "What does that do for you, personally?",
+    "And why does that matter to you in the end?",
+    "Apart from that, what other things about wireless headphones matter to you?",
+    "Why is that important to you?",
+    "What does that give you?",
+    "Why does that matter to you?",
+    "What else do you look for?",
+    "Why is that important to you?",
+    "What does that give you?",
+    "Why does that matter to you?",
+]
+
+
+def _persona(**overrides: Any) -> Persona:
+    return Persona.model_validate(persona_data(**overrides))
+
+
+def _script(respondent: OfflineRespondent, questions: Sequence[str]) -> list[str]:
+    answers = []
+    for turn, q in enumerate(questions, start=1):
+        label = respondent.state.current.label if respondent.state.current else ""
+        answers.append(respondent.respond(q.format(label), turn))
+    return answers
+
+
+def _words(texts: Sequence[str]) -> float:
+    return statistics.fmean(len(t.split()) for t in texts)
+
+
+def test_broad_question_opens_a_chain_at_its_first_level(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=3, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    first = r.log[-1]
+    starts = {c.elements[0] for c in mini_scenario.chains}
+    assert first.kind == "explore"
+    assert len(first.revealed_elements) == 1 and first.revealed_elements[0] in starts
+    assert first.revealed_links == []
+
+
+def test_laddering_reveals_the_next_level_of_the_focused_chain(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    for seed in range(6):  # whichever chain the seed opens first, "why" climbs that chain
+        r = OfflineRespondent(plain_persona, mini_scenario, seed=seed, lemmatizer=lemmatizer)
+        r.respond(OPEN, 1)
+        opened = mini_scenario.element(r.log[-1].revealed_elements[0])
+        chain = mini_scenario.chains_with(opened.id)[0]
+        answer = r.respond(f"Why is {opened.label} important to you?", 2)
+        turn = r.log[-1]
+        nxt = mini_scenario.element(chain.elements[1])
+        assert turn.focus_element == opened.id
+        assert turn.revealed_elements == [nxt.id]
+        assert turn.revealed_links == [f"{opened.id}->{nxt.id}"]
+        assert nxt.phrasings[0] in answer
+        assert CAUSAL_CUES.search(answer), answer
+
+
+def test_laddering_follows_the_element_the_question_names(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    r.respond("What else do you look for?", 2)  # both chains are open now
+    r.respond("Why is noise cancelling important to you?", 3)
+    assert r.log[-1].revealed_elements == ["f_focus"]
+    r.respond("What does focusing on the train do for you?", 4)
+    assert r.log[-1].revealed_elements == ["p_calm"]
+    r.respond("Why does feeling calm matter to you?", 5)
+    assert r.log[-1].revealed_elements == ["v_peace"]
+    answer = r.respond("Why is peace of mind important to you?", 6)
+    assert r.log[-1].revealed_elements == []  # the top of the ladder: nothing further
+    assert "peace of mind" in answer
+    r.respond("Why is the long battery life important to you?", 7)
+    assert r.log[-1].revealed_elements == ["f_charge"]
+
+
+def test_a_second_broad_question_opens_the_other_chain(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=5, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    first = r.log[-1].revealed_elements[0]
+    r.respond("What else do you notice or look for?", 2)
+    second = r.log[-1].revealed_elements
+    starts = {c.elements[0] for c in mini_scenario.chains}
+    assert second == list(starts - {first})
+
+
+def test_clarify_gives_detail_without_new_elements(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    r.respond("What else do you look for?", 2)
+    answer = r.respond("When you say noise cancelling, what do you mean exactly?", 3)
+    turn = r.log[-1]
+    assert turn.kind == "specific"
+    # the side element linked to the focus (lightweight -> noise cancelling) is the detail offered
+    assert turn.revealed_elements == ["a_light"] or "train announcements" in answer
+
+
+def test_answers_are_deterministic_per_seed(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    persona = personas.get("verbose_tangential")
+
+    def run(seed: int) -> list[str]:
+        return _script(OfflineRespondent(persona, scenario, seed=seed, lemmatizer=lemmatizer), MEC_SCRIPT)
+
+    assert run(7) == run(7)
+    assert run(7) != run(8)
+
+
+def test_brief_answers_are_shorter_than_baseline(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    brief, base = [], []
+    for seed in range(4):
+        brief += _script(
+            OfflineRespondent(personas.get("brief_responder"), scenario, seed=seed, lemmatizer=lemmatizer),
+            MEC_SCRIPT,
+        )
+        base += _script(
+            OfflineRespondent(
+                personas.get("baseline_cooperative"), scenario, seed=seed, lemmatizer=lemmatizer
+            ),
+            MEC_SCRIPT,
+        )
+    assert _words(brief) < 0.7 * _words(base)
+
+
+def test_verbose_answers_are_longer_than_baseline(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_runner")
+    verbose = _script(
+        OfflineRespondent(personas.get("verbose_tangential"), scenario, seed=2, lemmatizer=lemmatizer),
+        MEC_SCRIPT,
+    )
+    base = _script(
+        OfflineRespondent(personas.get("baseline_cooperative"), scenario, seed=2, lemmatizer=lemmatizer),
+        MEC_SCRIPT,
+    )
+    assert _words(verbose) > 1.3 * _words(base)
+
+
+def test_hedger_hedges_and_baseline_does_not(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_student_gamer")
+    hedges = re.compile(r"\bI guess\b|\bkind of\b|\bsort of\b|\bmaybe\b|\bI'm not sure\b|\bprobably\b", re.I)
+    hedger = _script(
+        OfflineRespondent(personas.get("uncertain_hedger"), scenario, seed=1, lemmatizer=lemmatizer),
+        MEC_SCRIPT,
+    )
+    base = _script(
+        OfflineRespondent(personas.get("baseline_cooperative"), scenario, seed=1, lemmatizer=lemmatizer),
+        MEC_SCRIPT,
+    )
+    assert sum(bool(hedges.search(a)) for a in hedger) >= len(hedger) / 2
+    assert sum(bool(hedges.search(a)) for a in base) <= 2
+
+
+def test_rationaliser_withholds_emotional_levels_until_probed_twice(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    guarded = _persona(
+        rationalisation={"emotional_probe_threshold": 2, "practical_phrases": ["It's just practical."]}
+    )
+    r = OfflineRespondent(guarded, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    r.respond("What else do you look for?", 2)
+    r.respond("Why is noise cancelling important to you?", 3)
+    assert r.log[-1].revealed_elements == ["f_focus"]  # functional: said at once
+    answer = r.respond("Why is focusing on the train important to you?", 4)
+    assert r.log[-1].revealed_elements == []  # psychosocial: withheld at the first probe
+    assert "withheld" in r.log[-1].behaviours and "It's just practical." in answer
+    r.respond("And why does focusing on the train matter to you?", 5)
+    assert r.log[-1].revealed_elements == ["p_calm"]  # given up at the second probe
+
+
+def test_tangential_persona_adds_an_off_topic_sentence(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    chatty = _persona(tangents={"probability": 1.0, "phrases": ["My neighbour has a parrot."]})
+    r = OfflineRespondent(chatty, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    answer = r.respond(OPEN, 1)
+    assert answer.endswith("My neighbour has a parrot.")
+    assert len(r.log[-1].revealed_elements) == 1  # the content is still there
+
+
+def test_fatiguing_answers_get_flatter(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    early, late = [], []
+    for seed in range(4):
+        answers = _script(
+            OfflineRespondent(personas.get("fatiguing"), scenario, seed=seed, lemmatizer=lemmatizer),
+            MEC_SCRIPT,
+        )
+        early += answers[:4]
+        late += answers[-4:]
+    assert _words(late) < 0.6 * _words(early)
+
+
+def test_fixator_keeps_returning_to_the_first_chain(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    fixated = _persona(fixation={"probability": 1.0, "phrases": ["It always comes back to {focus}."]})
+    r = OfflineRespondent(fixated, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    first_chain = mini_scenario.chains_with(r.log[-1].revealed_elements[0])[0]
+    for turn in range(2, 6):
+        r.respond("What else do you notice or look for?", turn)
+        assert set(r.log[-1].revealed_elements) <= set(first_chain.elements)
+        assert "fixation" in r.log[-1].behaviours
+
+
+def test_sceptic_may_answer_with_a_counter_question(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    sceptic = _persona(
+        scepticism={"question_only_probability": 1.0, "counter_questions": ["Why do you ask?"]}
+    )
+    r = OfflineRespondent(sceptic, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    assert r.respond(OPEN, 1) == "Why do you ask?"
+    assert r.log[-1].revealed_elements == []
+
+
+def test_emotionally_reactive_persona_uses_strong_valence(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    reactive = _persona(
+        valence={
+            "intensity": 1.0,
+            "positive": ["I absolutely love that!"],
+            "negative": ["I hate that so much!"],
+        }
+    )
+    answer = OfflineRespondent(reactive, mini_scenario, seed=0, lemmatizer=lemmatizer).respond(OPEN, 1)
+    assert "I absolutely love that!" in answer or "I hate that so much!" in answer
+
+
+def test_summary_is_confirmed_and_closing_is_thanked(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(OPEN, 1)
+    answer = r.respond(
+        "If I've understood you, it all comes down to this. How well does that match how you see it?", 2
+    )
+    assert r.log[-1].kind == "validate"
+    assert answer.startswith(("Yes", "Pretty much"))
+    answer = r.respond("Before we finish, what else would you like to add that we haven't covered?", 3)
+    assert r.log[-1].kind == "closing"
+    assert answer.startswith("Thank")
+
+
+def test_critical_incident_question_opens_an_incident(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("hospital_discharge_cit_medication")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(
+        "Think of one particular occasion with hospital discharge that stood out as especially good or "
+        "especially bad: what happened?",
+        1,
+    )
+    opened = r.log[-1].revealed_elements
+    types = [scenario.element(e).node_type for e in opened]
+    assert types == ["situation", "incident"]
+    incident = scenario.element(opened[1])
+    r.respond(f"Who was involved in {incident.label}, and what were their roles?", 2)
+    assert [scenario.element(e).node_type for e in r.log[-1].revealed_elements] == ["actor"]
+    r.respond(f"What happened as a result of {incident.label}?", 3)
+    assert "outcome" in {scenario.element(e).node_type for e in r.log[-1].revealed_elements}
+
+
+def test_jobs_to_be_done_timeline_and_forces(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(
+        "Think of a recent time you changed how you handle morning coffee: what first got you thinking "
+        "about it?",
+        1,
+    )
+    assert r.log[-1].revealed_elements == ["s_rushing"]
+    r.respond("After that first thought, what happened next?", 2)
+    assert r.log[-1].revealed_elements == ["t_missed_train"]
+    r.respond("What was going wrong that made missing the train matter?", 3)
+    assert r.log[-1].revealed_elements == ["p_queue"]
+
+
+def test_repertory_grid_triad_gives_both_poles(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(
+        "Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike and "
+        "different from the third?",
+        1,
+    )
+    types = [scenario.element(e).node_type for e in r.log[-1].revealed_elements]
+    assert types == ["emergent_pole", "implicit_pole"]
+
+
+def test_a_hinted_question_reaches_the_asked_for_type_through_links(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(
+        "Think of a recent time you changed how you handle morning coffee: what first got you thinking?", 1
+    )
+    r.respond("What happened next?", 2)
+    r.respond("And what happened after that?", 3)
+    assert r.log[-1].revealed_elements == ["t_saw_machine"]
+    # the timeline's next step is not what is asked: the answer walks to a job or outcome instead
+    r.respond(
+        "In that situation with the colleague's capsule machine, what progress were you trying to make?", 4
+    )
+    revealed = r.log[-1].revealed_elements
+    assert len(revealed) == 2
+    assert scenario.element(revealed[-1]).node_type in {"job", "desired_outcome"}
+    assert "t_compared" not in revealed

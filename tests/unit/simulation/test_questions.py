@@ -1,0 +1,102 @@
+"""Reading interviewer questions: kind and node-type hints."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulation.respondent.questions import QuestionKind, classify
+
+
+@pytest.mark.parametrize(
+    ("question", "method", "names", "kind"),
+    [
+        ("Why is noise cancelling important to you?", "means_end_chain", True, QuestionKind.LADDER),
+        ("What does the long battery life give you?", "means_end_chain", True, QuestionKind.LADDER),
+        (
+            "Imagine the noise cancelling weren't there. What would be different for you?",
+            "means_end_chain",
+            True,
+            QuestionKind.LADDER,
+        ),
+        (
+            "When you choose wireless headphones, what else do you notice or look for?",
+            "means_end_chain",
+            False,
+            QuestionKind.EXPLORE,
+        ),
+        (
+            "Besides the battery, what else matters to you about headphones?",
+            "means_end_chain",
+            True,
+            QuestionKind.EXPLORE,
+        ),
+        (
+            "When you say comfortable, what do you mean exactly?",
+            "means_end_chain",
+            True,
+            QuestionKind.SPECIFIC,
+        ),
+        (
+            "Thinking about battery: if I've understood you, it leads to peace of mind. "
+            "How well does that match how you see it?",
+            "means_end_chain",
+            True,
+            QuestionKind.VALIDATE,
+        ),
+        (
+            "Before we finish, what else about headphones would you like to add that we haven't covered?",
+            "means_end_chain",
+            False,
+            QuestionKind.CLOSING,
+        ),
+        (
+            "Think of one particular time with hospital discharge that stood out. What happened?",
+            "critical_incident",
+            False,
+            QuestionKind.INCIDENT,
+        ),
+        (
+            "What happened right before the café queue, and what came next?",
+            "jobs_to_be_done",
+            True,
+            QuestionKind.TIMELINE,
+        ),
+        (
+            "Who was involved in the rushed explanation, and what were their roles?",
+            "critical_incident",
+            True,
+            QuestionKind.SPECIFIC,
+        ),
+        ("Hmm, and the weather?", "means_end_chain", False, QuestionKind.EXPLORE),
+        ("And the price?", "means_end_chain", True, QuestionKind.LADDER),
+    ],
+)
+def test_question_kinds(question: str, method: str, names: bool, kind: QuestionKind) -> None:
+    assert classify(question, method, names_something=names).kind is kind
+
+
+@pytest.mark.parametrize(
+    ("question", "method", "hint"),
+    [
+        ("What worried you about the capsule machine when you were deciding?", "jobs_to_be_done", "anxiety"),
+        ("What was going wrong that made the queue matter?", "jobs_to_be_done", "push"),
+        ("What did you hope the machine would let you do?", "jobs_to_be_done", "pull"),
+        ("Who was involved in the discharge?", "critical_incident", "actor"),
+        ("Why do you think the discharge turned out the way it did?", "critical_incident", "attribution"),
+        ("How did you feel at checkout?", "customer_journey_mapping", "emotion"),
+        (
+            "What is the opposite of lots of original shows, in your own words?",
+            "repertory_grid",
+            "implicit_pole",
+        ),
+        ("How does that make you feel about yourself?", "means_end_chain", "psychosocial_consequence"),
+    ],
+)
+def test_type_hints(question: str, method: str, hint: str) -> None:
+    assert hint in classify(question, method, names_something=True).type_hints
+
+
+def test_hints_are_per_methodology() -> None:
+    question = "What worried you about it?"
+    assert "anxiety" in classify(question, "jobs_to_be_done", names_something=True).type_hints
+    assert "anxiety" not in classify(question, "means_end_chain", names_something=True).type_hints

@@ -1,0 +1,46 @@
+"""The JSON record, the Markdown report and the matrix index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simulation import report
+from simulation.metrics import compute
+from simulation.records import RunRecord
+from simulation.scenarios import Scenario
+from simulation.text import Lemmatizer
+from tests.unit.simulation.support import sample_record
+
+
+def _finished(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> RunRecord:
+    record = sample_record()
+    record.metrics = compute(record, mini_scenario, lemmatizer)
+    return record
+
+
+def test_record_and_report(tmp_path: Path, mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
+    record = _finished(mini_scenario, lemmatizer)
+    saved = report.write_record(record, tmp_path)
+    loaded = RunRecord.model_validate_json(saved.read_text(encoding="utf-8"))
+    assert loaded.metrics is not None and loaded.metrics.recall.elements_recovered == 5
+    text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
+    assert "| ground-truth element recall | 71% (5/7; type agrees: 71%) |" in text
+    assert "| hidden link recall | 60% (3/5; typed 2); of revealed: 67% |" in text
+    assert "| repeated questions (exact / near) | 1 / 1 of 4 (33% / 33%) |" in text
+    assert "![final graph](final_graph.png)" in text
+    assert (
+        "| 2 | explore |  | Why is noise cancelling important to you? |" in text
+    )  # asked by turn 1's strategy
+
+
+def test_index_lists_runs_and_means(mini_scenario: Scenario, lemmatizer: Lemmatizer, tmp_path: Path) -> None:
+    from simulation.matrix import write_index
+
+    record = _finished(mini_scenario, lemmatizer)
+    write_index(tmp_path, [("mini__plain__s1/report.md", record)], [])
+    text = (tmp_path / "index.md").read_text(encoding="utf-8")
+    assert "[mini__plain__s1](mini__plain__s1/report.md)" in text
+    assert "| plain | 1 | 4.0 | 71% | 60% | 50% | 57% | 33% |" in text
+    summary = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))
+    assert summary[0]["metrics"]["recall"]["elements_recovered"] == 5
