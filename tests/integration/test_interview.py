@@ -93,3 +93,49 @@ async def test_list_sessions_by_status_and_pages(suite: Suite) -> None:
     assert open_session.session.session_id in {s.session_id for s in active.sessions}
     page = await suite.stub.ListSessions(pb.ListSessionsRequest(page_size=1))
     assert len(page.sessions) == 1 and page.next_page_token and page.total_size >= 2
+
+
+async def test_stream_turn_relays_stages_deltas_then_the_result(suite: Suite) -> None:
+    created = await suite.stub.CreateSession(
+        pb.CreateSessionRequest(concept_id="headphones_mec", max_turns=6)
+    )
+    session_id = created.session.session_id
+    events = [
+        event
+        async for event in suite.stub.StreamTurn(
+            pb.StreamTurnRequest(session_id=session_id, turn_number=1, text=ANSWERS["headphones_mec"][0])
+        )
+    ]
+    kinds = [e.WhichOneof("event") for e in events]
+    assert kinds[-1] == "result" and kinds.count("result") == 1
+    stages = [e.stage for e in events if e.HasField("stage")]
+    started = [s.stage for s in stages if s.status == pb.STAGE_STATUS_STARTED]
+    assert started[0] == "context_loading" and "question_generation" in started
+    assert started.index("extraction") < started.index("graph_update") < started.index("strategy_selection")
+    deltas = "".join(e.question_delta for e in events if e.HasField("question_delta"))
+    result = events[-1].result
+    assert deltas and deltas.strip() == result.next_question.strip()
+    # Deltas arrive before the result and after strategy selection finished.
+    first_delta = kinds.index("question_delta")
+    done_selection = next(
+        i
+        for i, e in enumerate(events)
+        if e.HasField("stage")
+        and e.stage.stage == "strategy_selection"
+        and e.stage.status == pb.STAGE_STATUS_COMPLETED
+    )
+    assert done_selection < first_delta < len(events) - 1
+    # The streamed turn is the stored turn.
+    again = await suite.stub.SubmitTurn(
+        pb.SubmitTurnRequest(session_id=session_id, turn_number=1, text=ANSWERS["headphones_mec"][0])
+    )
+    assert again.result.replayed and again.result.next_question == result.next_question
+
+
+async def test_session_reports_usage_per_client(suite: Suite) -> None:
+    session_id, results = await interview(suite.stub, "headphones_mec", max_turns=2)
+    session = (await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))).session
+    clients = {u.client: u for u in session.usage.by_client}
+    assert {"extraction", "scoring", "generation"} <= set(clients)
+    assert all(u.provider == "local" and u.calls == 0 for u in clients.values())
+    assert all(r.usage.by_client for r in results)
