@@ -100,6 +100,10 @@ simulate: install
 	$(PY) -m simulation wait --target 127.0.0.1:$$base --timeout 240 && \
 	$(PY) -m simulation matrix --target 127.0.0.1:$$base --out $(SIM_OUT) --parallel 2 $(SIM_ARGS)
 
+# The six services as separate processes on PostgreSQL: interviews, traces, grpcurl, Node client, faults.
+e2e: install
+	$(PY) -m pytest -q -p no:cacheprovider tests/e2e $(PYTEST_ARGS)
+
 # The e2e suite against a running compose deployment (docker compose up -d first; see deploy/README.md).
 e2e-compose: install
 	E2E_TARGET=$${E2E_TARGET:-127.0.0.1:50051} $(PY) -m pytest -q -p no:cacheprovider tests/e2e
