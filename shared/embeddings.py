@@ -45,18 +45,41 @@ class Embedder:
     recently encoded texts is guarded by a lock (labels repeat a lot across turns).
     """
 
-    def __init__(self, model_path: Path | None = None, *, cache_size: int = 4096) -> None:
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        cache_size: int = 4096,
+        torch_threads: int | None = 1,
+        warm_up: bool = True,
+    ) -> None:
+        """Load the model (a few seconds); `torch_threads` sets torch's intra-op thread count for
+        the process (None keeps torch's default); `warm_up` runs one forward pass now."""
         # Why the env var as well as local_files_only: some tokenizer/hub helpers consult it
         # directly; loading must never attempt a network call.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        if torch_threads is not None:
+            # One intra-op thread: a service encodes a handful of short labels per request, which
+            # a second thread does not speed up, while OpenMP workers spin-waiting next to the
+            # other services' processes made a 15 ms encode take 80-600 ms of wall and CPU time
+            # on the 2-core benchmark machine (bench/run_bench.py).
+            torch.set_num_threads(torch_threads)
         path = model_path or default_model_path()
         self._model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
         self._cache: OrderedDict[str, FloatMatrix] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
+        if warm_up:
+            # The first forward pass pays one-off kernel and allocator set-up (~0.1-0.3 s), and the
+            # first `cosine_matrix` the threadpoolctl library scan (~12 ms); pay both at start-up
+            # rather than in the first request. Not cached: "warm up" is not a real label.
+            with self._model_lock:
+                vector = self._model.encode(["warm up"], convert_to_numpy=True, show_progress_bar=False)
+            cosine_matrix(vector, vector)
 
     @property
     def dim(self) -> int:

@@ -31,13 +31,22 @@ from .domain import (
     NodeAssignment,
     SlotMapping,
     SlotStatus,
+    SurfaceEdgeIn,
+    SurfaceNodeIn,
 )
 from .edges import aggregate_edges
 from .lemmas import Lemmatizer
 from .locks import SessionLocks
 from .merge import SlotIndex
 from .models import SlotMappingRow, SlotRow
-from .proposal import PreparedNode, Proposal, ProposalContext, SlotProposer
+from .proposal import (
+    PreparedNode,
+    Proposal,
+    ProposalContext,
+    ProposalOutcome,
+    SlotProposer,
+    single_node_proposal,
+)
 from .queries import state_of
 from .repository import SlotRepository
 from .validation import validate_discover
@@ -48,6 +57,7 @@ logger = structlog.get_logger(__name__)
 
 MethodologyLookup = Callable[[str], MethodologyConfig]
 _PROMPT_NAMES_PER_TYPE = 40  # existing slot names shown to the model, per node type
+_WARM_UP_SESSION = "canonical-slots-warm-up"  # never committed (see SlotDiscovery.warm_up)
 
 
 @dataclass(frozen=True)
@@ -136,35 +146,97 @@ class SlotDiscovery:
             prior = await repo.get_run(req.session_id, req.turn_number)
             if prior is not None:  # a concurrent duplicate finished while we were proposing
                 return prior.model_copy(update={"replayed": True})
-            log = await self._apply(repo, req, nodes, proposals, vectors)
-            edges_created, edges_updated, pending = await aggregate_edges(repo, req)
-            await repo.flush()
-            state = await state_of(repo, req.session_id)
-            result = DiscoveryResult(
-                session_id=req.session_id,
-                turn_number=req.turn_number,
-                assignments=tuple(log.assignments[n.id] for n in nodes if n.id in log.assignments),
-                slots_created=tuple(slot_view(r) for r in log.created.values()),
-                slots_updated=tuple(slot_view(r) for r in log.updated.values()),
-                slots_promoted=tuple(slot_view(r) for r in log.promoted),
-                mappings_created=tuple(log.mappings),
-                edges_created=tuple(edges_created),
-                edges_updated=tuple(edges_updated),
-                pending_edge_count=pending,
-                warnings=tuple(outcome.warnings) if outcome else (),
-                llm_usage=outcome.usage if outcome else LLMUsage(),
-                canonical_state=state,
-            )
-            repo.add_run(result)
+            result = await self._record(repo, req, nodes, proposals, vectors, outcome)
         logger.info(
             "slots.discovered",
             session_id=req.session_id,
             turn_number=req.turn_number,
-            slots_created=len(log.created),
-            mappings_created=len(log.mappings),
+            slots_created=len(result.slots_created),
+            mappings_created=len(result.mappings_created),
             llm_calls=result.llm_usage.calls,
         )
         return result
+
+    async def _record(
+        self,
+        repo: SlotRepository,
+        req: DiscoverSlotsInput,
+        nodes: Sequence[PreparedNode],
+        proposals: Sequence[Proposal],
+        vectors: FloatArray,
+        outcome: ProposalOutcome | None,
+    ) -> DiscoveryResult:
+        """The writes of one run inside the caller's locked transaction, and its stored result."""
+        log = await self._apply(repo, req, nodes, proposals, vectors)
+        edges_created, edges_updated, pending = await aggregate_edges(repo, req)
+        await repo.flush()
+        state = await state_of(repo, req.session_id)
+        result = DiscoveryResult(
+            session_id=req.session_id,
+            turn_number=req.turn_number,
+            assignments=tuple(log.assignments[n.id] for n in nodes if n.id in log.assignments),
+            slots_created=tuple(slot_view(r) for r in log.created.values()),
+            slots_updated=tuple(slot_view(r) for r in log.updated.values()),
+            slots_promoted=tuple(slot_view(r) for r in log.promoted),
+            mappings_created=tuple(log.mappings),
+            edges_created=tuple(edges_created),
+            edges_updated=tuple(edges_updated),
+            pending_edge_count=pending,
+            warnings=tuple(outcome.warnings) if outcome else (),
+            llm_usage=outcome.usage if outcome else LLMUsage(),
+            canonical_state=state,
+        )
+        repo.add_run(result)
+        return result
+
+    async def warm_up(self, methodology: str) -> None:
+        """Run a discovery's reads and writes once in a transaction that is rolled back.
+
+        SQLAlchemy compiles each statement on first use, and the first lemmatisation and slot-text
+        encoding set up their pipelines: together several tens of ms that the first respondent's
+        turn paid (bench/run_bench.py, "first turn after start"). Start-up pays them instead; no
+        LLM is called (proposals are one slot per node) and nothing is written.
+        """
+        config = self._methodologies(methodology)
+        edge = next(e for e in config.ontology.edges if e.permitted_connections)
+        (source_type, target_type) = edge.permitted_connections[0]
+        sid = _WARM_UP_SESSION
+        labels = ["battery life", "fewer worries"]
+        vectors = await self._encoder.aencode(labels)
+        req = DiscoverSlotsInput(
+            session_id=sid,
+            turn_number=1,
+            methodology=methodology,
+            nodes=tuple(
+                SurfaceNodeIn(id=f"{sid}-n{i}", label=label, node_type=node_type)
+                for i, (label, node_type) in enumerate(zip(labels, (source_type, target_type), strict=True))
+            ),
+            edges=(
+                SurfaceEdgeIn(
+                    id=f"{sid}-e", source_node_id=f"{sid}-n0", target_node_id=f"{sid}-n1", edge_type=edge.name
+                ),
+            ),
+        )
+        nodes = [
+            PreparedNode(id=n.id, label=n.label, node_type=n.node_type, vector=v)
+            for n, v in zip(req.nodes, vectors, strict=True)
+        ]
+        proposals = [single_node_proposal(n, "offline") for n in nodes]
+        slot_vectors = await self._encoder.aencode([slot_text(p.slot_name, p.description) for p in proposals])
+        async with self._sessions() as db:
+            transaction = await db.begin()
+            try:
+                repo = SlotRepository(db)
+                await repo.lock_session(sid)
+                await repo.get_run(sid, 1)
+                await repo.mappings_for(sid, [n.id for n in nodes])
+                await repo.slot_names_by_type(sid)
+                await self._record(repo, req, nodes, proposals, slot_vectors, None)
+                await db.flush()
+                await repo.resolve(sid, [n.id for n in nodes])
+            finally:
+                await transaction.rollback()
+        logger.info("slots.warm_up.done", methodology=methodology)
 
     def _prepare(self, node_id: str, label: str, node_type: str, embedding: Sequence[float]) -> PreparedNode:
         vector: FloatArray | None = None

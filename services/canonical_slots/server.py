@@ -43,6 +43,7 @@ async def main() -> None:
             scoring_client=llm.scoring,
             methodologies=methodologies.get,
         ) as core:
+            await core.discovery.warm_up(methodologies.names()[0])  # before SERVING (first turn)
             await serve(settings, build_registrations(core))
     finally:
         await llm.aclose()

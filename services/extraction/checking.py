@@ -13,6 +13,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from services.extraction.filler import is_filler_label
 from services.extraction.models import ExistingNode, ExtractedConcept, ExtractedRelationship, Quote
 from shared.methodology_models import MethodologyConfig
 
@@ -93,6 +94,9 @@ def validate_items(
             warnings.append(
                 f"{where}: dropped, label is not a short noun phrase (max {MAX_LABEL_WORDS} words)"
             )
+            continue
+        if is_filler_label(label):
+            warnings.append(f"{where}: dropped, filler about the answer itself, not an item")
             continue
         if raw.node_type not in node_types:
             warnings.append(

@@ -39,6 +39,8 @@ def _why(first: str) -> Connective:
 
 
 CONNECTIVES: tuple[Connective, ...] = (
+    # anaphoric: "X, and because of that Y" / "Because of that, Y" — the previous clause is the cause
+    Connective((("because",), ("of",), ("that", "this", "it")), RelationKind.RESULT, False),
     _c("because", RelationKind.CAUSE, sub=True),
     _c("'cause", RelationKind.CAUSE, sub=True),
     _c("since", RelationKind.CAUSE, sub=True),
@@ -65,10 +67,35 @@ CONNECTIVES: tuple[Connective, ...] = (
     _c("leads to", RelationKind.RESULT, sub=False),
     _c("led to", RelationKind.RESULT, sub=False),
     _c("results in", RelationKind.RESULT, sub=False),
+    _c("meant that", RelationKind.RESULT, sub=False),
+    _c("that meant", RelationKind.RESULT, sub=False),
+    Connective((("comes", "came", "come"), ("down",), ("to",)), RelationKind.RESULT, False),
+    # "that was down to X", "which I put down to X": X is the reason
+    _c("down to", RelationKind.CAUSE, sub=False),
+    # what the respondent drew from it: "…, and what I took from it is that Y"
+    Connective(
+        (("what",), ("i",), ("took", "take", "learned", "learnt"), ("from", "away"), ("it", "that")),
+        RelationKind.RESULT,
+        False,
+    ),
+    Connective((("the",), ("lesson",), ("for",), ("me",)), RelationKind.RESULT, False),
+    Connective((("the",), ("lesson",), ("is", "was")), RelationKind.RESULT, False),
+    Connective((("that", "this"), tuple(_APOS_S), ("when",)), RelationKind.RESULT, False),
+    _c("at that point", RelationKind.RESULT, sub=False),
+    # "X, and in the end that's about Y", "X matters because in the end it's about Y"
+    _c("in the end", RelationKind.RESULT, sub=False),
+    _c("after that", RelationKind.RESULT, sub=False),
+    # sentence-initial only (see `_plausible`): "Then I bought it.", "Next, I compared three."
+    _c("then", RelationKind.RESULT, sub=False),
+    _c("next", RelationKind.RESULT, sub=False),
+    _c("afterwards", RelationKind.RESULT, sub=False),
     _why("that"),
     _why("which"),
     _why("this"),
     _c("but", RelationKind.CONTRAST, sub=False),
+    # "On one side it's X, on the other Y"
+    Connective((("on",), ("the",), ("other",), ("hand",)), RelationKind.CONTRAST, False),
+    _c("on the other", RelationKind.CONTRAST, sub=False),
     _c("however", RelationKind.CONTRAST, sub=False),
     _c("whereas", RelationKind.CONTRAST, sub=True),
     _c("while", RelationKind.CONTRAST, sub=True),
@@ -145,6 +172,14 @@ class DiscourseAnalyzer:
             else:
                 right = (span.end, right_end)
                 left = (_prev_break(breaks, span.start, sent.start), span.start)
+                if _text_span(doc, text, *left) is None:
+                    # "X, and because of that Y": only "and" lies between the break and the
+                    # connective, so the clause before the ", and" is the left side
+                    cut = max(
+                        (b for b, nxt in breaks.items() if nxt == left[0] and b >= sent.start), default=None
+                    )
+                    if cut is not None:
+                        left = (_prev_break(breaks, cut, sent.start), cut)
             right_span = _text_span(doc, text, *right)
             if right_span is None:
                 continue
@@ -188,6 +223,8 @@ def _plausible(doc: Doc, span: Span, conn: Connective) -> bool:
         return False
     if first == "while" and (span.start == 0 or doc[span.start - 1].text != ","):
         return False  # only ", while" contrasts; "while I cycle" is temporal
+    if first in {"then", "next", "afterwards"} and len(span) == 1 and not _is_sentence_initial(doc, span):
+        return False  # "the next day", "back then": only a sentence-opening "Then, …" moves the story on
     return not (conn.relation is RelationKind.RESULT and nxt is None)
 
 

@@ -49,6 +49,7 @@ class NlpPipeline:
             _merge_hyphenated(doc)
             for tok in doc:
                 tok.lemma_ = self.lemma(tok.text)
+            _contracted_s(doc)
             tag_doc(doc, self.lexicon)
         return doc
 
@@ -60,6 +61,51 @@ class NlpPipeline:
     def lemmas(self, text: str) -> list[str]:
         """Lemmas of the alphanumeric tokens of `text` (tokenised only; cheap)."""
         return [self.lemma(t.text) for t in self.nlp.make_doc(text) if not t.is_punct and not t.is_space]
+
+
+_S_FORMS = frozenset({"'s", "’s"})
+# "it's got", "she's been": the contraction is "has"; otherwise after a pronoun it is "is".
+_HAS_NEXT = frozenset({"been", "got", "had", "gotten", "done", "seen", "made", "become"})
+_S_SUBJECTS = frozenset(
+    {
+        "it",
+        "that",
+        "this",
+        "he",
+        "she",
+        "there",
+        "here",
+        "what",
+        "who",
+        "where",
+        "which",
+        "how",
+        "everything",
+        "nothing",
+        "something",
+        "anything",
+        "one",
+        "life",
+        "mine",
+    }
+)
+
+
+def _contracted_s(doc: Doc) -> None:
+    """Lemma of a contracted "'s" from its context (the lookup table says "have" for every one).
+
+    "it's about security" must read as "it be about" so that "it is about" cues match it, and not as
+    "it has" (which would make "security" a product property).
+    """
+    for tok in doc:
+        if tok.text.lower() not in _S_FORMS or tok.i == 0:
+            continue
+        prev = doc[tok.i - 1].lower_
+        nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
+        if nxt in _HAS_NEXT:
+            tok.lemma_ = "have"
+        elif prev in _S_SUBJECTS:
+            tok.lemma_ = "be"
 
 
 def _merge_hyphenated(doc: Doc) -> None:

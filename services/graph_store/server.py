@@ -33,4 +33,5 @@ async def main() -> None:
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     embedder = Embedder()
     async with open_store(settings, embedder=embedder, methodologies=methodologies) as store:
+        await store.warm_up(methodologies.names()[0])  # before SERVING: the first turn is not slower
         await serve(settings, build_registrations(settings, store))

@@ -31,6 +31,7 @@ from services.question.offline import FollowUpComposer
 from services.question.offline_messages import offline_closing, offline_opening, offline_rephrase
 from services.question.prompts import Prompt, PromptBuilder
 from services.question.sanitize import sanitize_message, sanitize_question
+from services.question.spoken import SpokenLabels
 from services.question.text import normalise_question
 from services.question.validation import (
     MethodologySource,
@@ -76,11 +77,13 @@ class QuestionGenerator:
         methodologies: MethodologySource,
         prompts: PromptBuilder,
         options: GenerationOptions | None = None,
+        spoken: SpokenLabels | None = None,
     ) -> None:
         self._client = client
         self._methodologies = methodologies
         self._prompts = prompts
         self._options = options or GenerationOptions()
+        self._spoken = spoken or SpokenLabels()
 
     @property
     def offline(self) -> bool:
@@ -118,7 +121,7 @@ class QuestionGenerator:
 
     def _follow_up_offline(self, request: FollowUpRequest) -> str:
         methodology, strategy = self._validate_follow_up(request)
-        return FollowUpComposer(request, methodology, strategy).compose()
+        return FollowUpComposer(request, methodology, strategy, self._spoken).compose()
 
     def _finish_follow_up(self, request: FollowUpRequest, raw: str, usage: LLMUsage) -> Generated:
         text = sanitize_question(raw, max_chars=self._options.max_question_chars)
@@ -144,7 +147,7 @@ class QuestionGenerator:
         """One follow-up question for the selected strategy and focus."""
         methodology, strategy = self._validate_follow_up(request)
         if self.offline:
-            return self._local(FollowUpComposer(request, methodology, strategy).compose())
+            return self._local(FollowUpComposer(request, methodology, strategy, self._spoken).compose())
         prompt = self._prompts.follow_up(request, methodology, strategy, self._options.followup_temperature)
         raw, usage = await self._complete(prompt, request.session_id)
         return self._finish_follow_up(request, raw, usage)
@@ -158,7 +161,7 @@ class QuestionGenerator:
         """
         methodology, strategy = self._validate_follow_up(request, field_prefix)
         if self.offline:
-            text = FollowUpComposer(request, methodology, strategy).compose()
+            text = FollowUpComposer(request, methodology, strategy, self._spoken).compose()
             yield StreamEvent(delta=text)
             yield StreamEvent(final=self._local(text))
             return

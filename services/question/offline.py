@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from services.question import templates as tpl
+from services.question.elements import triad_labels
+from services.question.fit import fitting_family
 from services.question.models import FollowUpRequest, RespondentIntent
 from services.question.prompts import effective_focus_mode
+from services.question.spoken import SpokenLabels
 from services.question.text import (
     clean_label,
     has_placeholder,
@@ -78,6 +82,14 @@ def render_chain(labels: Sequence[str], methodology: str) -> str | None:
     return f"{cleaned[0]} {verb} {cleaned[1]}" + "".join(f", and that leads to {c}" for c in cleaned[2:])
 
 
+_PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n) \{focus\}")
+
+
+def _doing_connective(m: re.Match[str]) -> str:
+    word = "when" if m.group(1).lower() == "at" else "while"
+    return (word.capitalize() if m.group(1)[0].isupper() else word) + " {focus}"
+
+
 def _fill(template: str, values: Mapping[str, str]) -> str | None:
     try:
         text = template.format_map(values)
@@ -90,12 +102,20 @@ class FollowUpComposer:
     """Chooses and renders one follow-up question for a request."""
 
     def __init__(
-        self, request: FollowUpRequest, methodology: MethodologyConfig, strategy: StrategyConfig
+        self,
+        request: FollowUpRequest,
+        methodology: MethodologyConfig,
+        strategy: StrategyConfig,
+        spoken: SpokenLabels | None = None,
     ) -> None:
         self._request = request
         self._methodology = methodology
+        self._spoken = spoken or SpokenLabels()
+        self._doing = False  # whether the focus is said back as a gerund phrase (set by `_values`)
         self._mode = effective_focus_mode(request, strategy)
         self._family = tpl.family_for(strategy)
+        if self._mode is FocusMode.RECENT_NODE:
+            self._family = fitting_family(self._family, request.focus, methodology)
         self._topic = topic_phrase(request.concept)
         self._seed = stable_index(request.session_id, request.turn_number)
         self._asked = {normalise_question(q) for q in request.previous_questions}
@@ -105,25 +125,46 @@ class FollowUpComposer:
         """The template family the strategy maps to."""
         return self._family
 
+    def _say(self, label: str) -> str:
+        return self._spoken.say(label)[0]
+
     def _values(self) -> dict[str, str]:
         req = self._request
         focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
-        subject = focus or self._topic
-        values = {"topic": self._topic, "focus": subject, **agreement(subject)}
+        if focus:
+            # said back as the respondent would hear it: "concentrating during your commute"
+            spoken, singular = self._spoken.say(focus)
+            self._doing = singular
+            values = {"topic": self._topic, "focus": spoken, **agreement("it" if singular else spoken)}
+        else:
+            values = {"topic": self._topic, "focus": self._topic, **agreement(self._topic)}
         labels = [c for c in (clean_label(x) for x in req.graph_summary.node_labels) if c]
-        summary = join_labels([*labels, *req.graph_summary.longest_chain_labels], 3)
+        # a different handful of recent items each turn, so summaries do not repeat word for word
+        recent = labels[:6]
+        if len(recent) > 3:
+            shift = self._seed % len(recent)
+            recent = recent[shift:] + recent[:shift]
+        summary = join_labels([self._say(x) for x in [*recent, *req.graph_summary.longest_chain_labels]], 3)
         if summary:
             values["summary"] = summary
-        chain = render_chain(req.graph_summary.longest_chain_labels, self._methodology.name)
+        chain_labels = [self._say(clean_label(x)) for x in req.graph_summary.longest_chain_labels]
+        chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain
-        triad = self._triad(focus, labels)
+        triad = self._triad(*triad_labels(labels, req.focus, self._methodology, req.recent_turns))
         if triad:
             values.update(zip(("a", "b", "c"), triad, strict=True))
         return values
 
     def _triad(self, focus: str, labels: list[str]) -> tuple[str, str, str] | None:
-        distinct = list(dict.fromkeys(lab for lab in labels if lab.lower() != focus.lower()))[:6]
+        # elements only (`elements.triad_labels`): a pole or construct never poses as an element
+        seen = {focus.lower()}
+        distinct: list[str] = []
+        for lab in labels:
+            if lab.lower() not in seen:
+                seen.add(lab.lower())
+                distinct.append(lab)
+        distinct = distinct[:6]
         if focus:
             if len(distinct) < 2:
                 return None
@@ -138,18 +179,27 @@ class FollowUpComposer:
 
     def _mode_templates(self, family: str) -> list[str]:
         out: list[str] = []
+        # Another family's node questions read the topic as an item ("what is the opposite of video
+        # streaming services?"): only the strategy's own family may lend them to topic/summary mode.
+        lend = family == self._family
         for templates in tpl.templates_for(family, self._methodology.name):
             if self._mode is FocusMode.TOPIC:
-                chosen = templates.topic or templates.node
+                chosen = templates.topic or (templates.node if lend else ())
             elif self._mode is FocusMode.SUMMARY:
-                chosen = templates.summary or templates.topic or templates.node
+                chosen = templates.summary or templates.topic or (templates.node if lend else ())
             else:
                 chosen = templates.node
             out.extend(t for t in chosen if t not in out)
         return out
 
     def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
-        pool = [text for t in self._mode_templates(family) if (text := _fill(t, values)) is not None]
+        templates = self._mode_templates(family)
+        if self._doing:
+            # "at/during/in {focus}" fits a place or an event, not a doing: "when copying last week's order"
+            templates = [
+                _PLACE_BEFORE_FOCUS.sub(_doing_connective, t) for t in templates if "getting {focus}" not in t
+            ]
+        pool = [text for t in templates if (text := _fill(t, values)) is not None]
         if not pool:
             return []
         start = stable_index(self._seed, family) % len(pool)

@@ -7,6 +7,7 @@ from services.question.prompts import PromptBuilder
 from services.question.rationale import RationaleBuilder
 from services.question.servicer import QuestionServicer
 from services.question.settings import QuestionSettings
+from services.question.spoken import SpokenLabels, WordForms
 from services.question.validation import MethodologySource
 from shared.gen.interview.question.v1 import question_pb2, question_pb2_grpc
 from shared.llm import LLMSettings, build_llm_clients
@@ -18,24 +19,40 @@ SERVICE_FULL_NAME: str = question_pb2.DESCRIPTOR.services_by_name["QuestionServi
 
 
 def build_generator(
-    settings: QuestionSettings, *, client: LLMClient, methodologies: MethodologySource
+    settings: QuestionSettings,
+    *,
+    client: LLMClient,
+    methodologies: MethodologySource,
+    spoken: SpokenLabels | None = None,
 ) -> QuestionGenerator:
-    """The generator with its prompt builder and rationale builder, configured from settings."""
+    """The generator with its prompt builder and rationale builder, configured from settings.
+
+    `spoken` says node labels back in the offline questions; without it only pronouns change.
+    """
     prompts = PromptBuilder(
         RationaleBuilder(top_n=settings.rationale_top_signals),
         recent_utterance_limit=settings.recent_utterance_limit,
         previous_question_limit=settings.previous_question_limit,
     )
     return QuestionGenerator(
-        client=client, methodologies=methodologies, prompts=prompts, options=settings.generation_options()
+        client=client,
+        methodologies=methodologies,
+        prompts=prompts,
+        options=settings.generation_options(),
+        spoken=spoken,
     )
 
 
 def build_registrations(
-    settings: QuestionSettings, *, client: LLMClient, methodologies: MethodologySource
+    settings: QuestionSettings,
+    *,
+    client: LLMClient,
+    methodologies: MethodologySource,
+    spoken: SpokenLabels | None = None,
 ) -> list[ServiceRegistration]:
     """The QuestionService registration for `shared.server.GrpcServer`."""
-    servicer = QuestionServicer(build_generator(settings, client=client, methodologies=methodologies))
+    generator = build_generator(settings, client=client, methodologies=methodologies, spoken=spoken)
+    servicer = QuestionServicer(generator)
     return [
         ServiceRegistration(
             SERVICE_FULL_NAME,
@@ -50,5 +67,8 @@ async def main() -> None:
     llm = build_llm_clients(LLMSettings())
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    registrations = build_registrations(settings, client=llm.generation, methodologies=methodologies)
+    spoken = SpokenLabels(WordForms.load())  # word lists for saying labels back, loaded once
+    registrations = build_registrations(
+        settings, client=llm.generation, methodologies=methodologies, spoken=spoken
+    )
     await serve(settings, registrations, on_shutdown=[llm.aclose])

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from services.scoring.engine import Detection, Selection
 from services.scoring.models import CanonicalMetrics, GraphMetrics, SelectionMode, SignalInputs, Velocity
-from services.scoring.ranking import ScoredCandidate, SignalContribution
+from services.scoring.ranking import ScoredCandidate
 from services.scoring.registry import SignalScalar
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS, Rubric, RubricScore
 from shared.gen.interview.common.v1 import common_pb2
@@ -251,13 +251,21 @@ def inputs_from_proto(
 
 def signal_value(value: SignalScalar) -> common_pb2.SignalValue:
     """A typed SignalValue (bool is checked before int: bool is an int subclass)."""
+    out = common_pb2.SignalValue()
+    set_signal_value(out, value)
+    return out
+
+
+def set_signal_value(target: common_pb2.SignalValue, value: SignalScalar) -> None:
+    """Fill `target` in place (no intermediate message: a large decomposition has thousands)."""
     if isinstance(value, bool):
-        return common_pb2.SignalValue(bool_value=value)
-    if isinstance(value, int):
-        return common_pb2.SignalValue(int_value=value)
-    if isinstance(value, float):
-        return common_pb2.SignalValue(double_value=value)
-    return common_pb2.SignalValue(string_value=str(value))
+        target.bool_value = value
+    elif isinstance(value, int):
+        target.int_value = value
+    elif isinstance(value, float):
+        target.double_value = value
+    else:
+        target.string_value = str(value)
 
 
 def rubric_to_proto(rubric: Rubric | None) -> scoring_pb2.RubricResult:
@@ -287,11 +295,11 @@ def _fill_signals(
     detection: Detection, out: scoring_pb2.DetectSignalsResponse | scoring_pb2.SelectStrategyResponse
 ) -> None:
     for name, value in detection.signals.global_signals.items():
-        out.signals[name].CopyFrom(signal_value(value))
+        set_signal_value(out.signals[name], value)
     for key, values in detection.signals.node_signals.items():
         item = out.node_signals.add(node_id=key)
         for name, value in values.items():
-            item.signals[name].CopyFrom(signal_value(value))
+            set_signal_value(item.signals[name], value)
 
 
 def detection_to_proto(detection: Detection) -> scoring_pb2.DetectSignalsResponse:
@@ -301,31 +309,36 @@ def detection_to_proto(detection: Detection) -> scoring_pb2.DetectSignalsRespons
     return out
 
 
-def _contribution(c: SignalContribution) -> common_pb2.SignalContribution:
-    return common_pb2.SignalContribution(
-        weight_key=c.weight_key,
-        signal_name=c.signal_name,
-        raw_value=signal_value(c.raw_value),
-        weight=c.weight,
-        contribution=c.contribution,
-        node_scoped=c.node_scoped,
-    )
+def _fill_candidate(item: common_pb2.ScoredCandidate, c: ScoredCandidate) -> None:
+    # Messages are built in place (`add`, then set fields): constructing each contribution and
+    # candidate separately and copying it into its parent took 3x longer, and a 150-node session
+    # sends ~1 000 candidates per turn (bench/bench_scoring.py, selection_to_proto).
+    item.strategy = c.strategy
+    item.node_id = c.node_id or ""
+    item.node_label = c.node_label
+    item.base_score = c.base_score
+    item.phase_multiplier = c.phase_multiplier
+    item.phase_bonus = c.phase_bonus
+    item.final_score = c.final_score
+    item.rank = c.rank
+    item.selected = c.selected
+    add = item.contributions.add
+    for x in c.contributions:
+        contribution = add(
+            weight_key=x.weight_key,
+            signal_name=x.signal_name,
+            weight=x.weight,
+            contribution=x.contribution,
+            node_scoped=x.node_scoped,
+        )
+        set_signal_value(contribution.raw_value, x.raw_value)
 
 
 def candidate_to_proto(c: ScoredCandidate) -> common_pb2.ScoredCandidate:
     """One candidate with its decomposition."""
-    return common_pb2.ScoredCandidate(
-        strategy=c.strategy,
-        node_id=c.node_id or "",
-        node_label=c.node_label,
-        contributions=[_contribution(x) for x in c.contributions],
-        base_score=c.base_score,
-        phase_multiplier=c.phase_multiplier,
-        phase_bonus=c.phase_bonus,
-        final_score=c.final_score,
-        rank=c.rank,
-        selected=c.selected,
-    )
+    out = common_pb2.ScoredCandidate()
+    _fill_candidate(out, c)
+    return out
 
 
 def selection_to_proto(
@@ -349,5 +362,7 @@ def selection_to_proto(
             )
         )
     candidates = selection.candidates[:decomposition_limit] if decomposition_limit else selection.candidates
-    out.decomposition.extend(candidate_to_proto(c) for c in candidates)
+    add = out.decomposition.add
+    for c in candidates:
+        _fill_candidate(add(), c)
     return out

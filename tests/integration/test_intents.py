@@ -114,11 +114,13 @@ async def test_each_termination_reason(
 
 
 async def test_closing_strategy_ends_the_interview(suite: Suite) -> None:
-    # Late in a long interview the closing strategy wins before max_turns is reached.
+    # A respondent with nothing more to add in the late phase: the closing strategy wins before
+    # max_turns is reached.
     session_id = (await create(suite.stub, "headphones_mec", max_turns=8)).session.session_id
     result = None
-    for turn in range(1, 9):
-        result = await answer(suite.stub, session_id, turn, MEC[(turn - 1) % len(MEC)])
+    answers = [*MEC[:5], "ok", "ok", "ok"]
+    for turn, text in enumerate(answers, start=1):
+        result = await answer(suite.stub, session_id, turn, text)
         if not result.should_continue:
             break
     assert result is not None and turn < 8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
 from services.extraction.local.segment import Clause, shape_label
@@ -302,7 +302,7 @@ class CandidateFinder:
             return None
         label, kept = shaped
         lemmas = frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
-        content = {doc[i].lemma_.lower() for i in kept if not doc[i].is_stop}
+        content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i])}
         if not content or content <= self.lexicon.ignore:
             return None
         q_start = min(q_start, kept[0])
@@ -322,6 +322,11 @@ class CandidateFinder:
             from_noun=from_noun,
             lemmas=lemmas,
         )
+
+
+def is_content(tok: Token) -> bool:
+    """A word that can carry a label: not a stop word, or a noun spaCy lists as one ("call", "side")."""
+    return not tok.is_stop or (tok.pos_ in {"NOUN", "PROPN"} and len(tok.text) > 3)
 
 
 def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -> int:

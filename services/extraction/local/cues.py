@@ -109,6 +109,12 @@ class LexiconFile(BaseModel):
     pair_subject_type: str | None = None
     # node type of the subject of "<noun phrase> is <adjective>" ("the clamp is gentle" → attribute)
     property_type: str | None = None
+    # a stated causal link between two items of one type that may not link to each other retypes the
+    # effect to the nearest type that may ("X, and because of that Y": incident -> action)
+    retype_same_type_links: bool = False
+    # node type -> endings of "<left side> <connective>" that type the bare clause the connective
+    # introduces ("that was because" -> attribution, "what i took from it" -> learning)
+    reason_types: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class LexiconError(ValueError):
@@ -219,6 +225,7 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
         f"sequence_types: {t!r} is not a node type" for t in spec.sequence_types if t not in node_names
     ]
     problems += [f"question_types.{t}: not a node type" for t in spec.question_types if t not in node_names]
+    problems += [f"reason_types.{t}: not a node type" for t in spec.reason_types if t not in node_names]
     for key in ("pair_subject_type", "property_type", "vocabulary_type"):
         value = getattr(spec, key)
         if value is not None and value not in node_names:

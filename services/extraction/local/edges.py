@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 from services.extraction.local.candidates import Candidate
 from services.extraction.local.cues import CueLexicon
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
-from services.extraction.local.rules import in_span, infer_type
+from services.extraction.local.rules import antecedent, in_span, infer_type
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
@@ -48,6 +48,7 @@ def link_candidates(
         confidence: float,
         *,
         orient_by_level: bool = True,
+        coerce: bool = False,
     ) -> None:
         # `first` -> `second` is the preferred direction when the levels do not decide it.
         if _same_item(first.label, second.label):
@@ -67,6 +68,8 @@ def link_candidates(
         edge = chooser.choose(
             _endpoint(first), _endpoint(second), preferences, confidence, orient_by_level=orient_by_level
         )
+        if edge is None and coerce and lex.spec.retype_same_type_links:
+            edge = _coerced(chooser, first, second, preferences, confidence)
         if edge is not None:
             edges.append(edge)
 
@@ -75,8 +78,12 @@ def link_candidates(
         left: list[Candidate | Endpoint] = []
         if rel.left is not None:
             left += _nearest_first(in_span(cands, rel.left), rel.marker_span.start)
-        elif anchor is not None:
-            left.append(anchor)
+        if not left:
+            # "That's important to me because Y", "…, and I think that was because Y": the left side
+            # only points back — at the item said just before, or at what the question asked about
+            referent = antecedent(doc, cands, rel, anchor)
+            if referent is not None:
+                left.append(referent)
         # the closest pair the ontology can connect
         # ("A both have X, whereas B is Y": X and Y, not X and B)
         for near_l, near_r in _pairs(left[:3], right[:3]):
@@ -85,9 +92,9 @@ def link_candidates(
                 # laddering methods read "X because Y" as "X matters because of Y" (X -> Y); event
                 # methods as "Y brought about X" (Y -> X)
                 if not up and rel.relation is RelationKind.CAUSE:
-                    link(near_r, near_l, prefs.causal + prefs.sequence, 0.6)
+                    link(near_r, near_l, prefs.causal + prefs.sequence, 0.6, coerce=True)
                 else:
-                    link(near_l, near_r, prefs.causal + prefs.sequence, 0.6)
+                    link(near_l, near_r, prefs.causal + prefs.sequence, 0.6, coerce=True)
             elif rel.relation in (RelationKind.CONTRAST, RelationKind.CONCESSION):
                 link(near_l, near_r, prefs.contrast, 0.55, orient_by_level=False)
             elif rel.relation is RelationKind.ELABORATION and near_l.node_type != near_r.node_type:
@@ -118,6 +125,50 @@ def link_candidates(
             if len(edges) > before:
                 break
     return edges
+
+
+# Candidates typed by a weak guess rather than a cue of their own; their type yields first.
+_SOFT_SOURCES = ("question", "inferred", "property", "pair_subject", "contrast")
+
+
+def _coerced(
+    chooser: EdgeChooser,
+    first: Candidate | Endpoint,
+    second: Candidate | Endpoint,
+    preferences: list[str],
+    confidence: float,
+) -> LinkedEdge | None:
+    """An edge after retyping one side, when a stated causal link joins two items of one type.
+
+    "The transport never turned up, and because of that nobody checked on him": two incidents may
+    not lead to each other, but the respondent says one caused the other, so the effect is the next
+    kind of item (an action). The side whose type is a guess (question-typed, inferred) yields; with
+    two cue-typed items of the same type, the effect does. The new type is the nearest in level.
+    """
+    if first.node_type != second.node_type:
+        return None  # two different types that may not link: the text's link is likely not theirs
+    soft = [
+        c
+        for c in (second, first)
+        if isinstance(c, Candidate) and (c.weak or c.source.startswith(_SOFT_SOURCES))
+    ]
+    options = soft or ([second] if isinstance(second, Candidate) else [])
+    options = [c for c in options if c.source != "existing"]  # a node from an earlier turn keeps its type
+    for cand in options:
+        other = first if cand is second else second
+        current = chooser.level(cand.node_type)
+        types = sorted(
+            (n for n in chooser.node_types() if n != cand.node_type),
+            key=lambda t: (abs(chooser.level(t) - current), -chooser.level(t)),
+        )
+        for t in types:
+            trial = Endpoint(cand.label, t, cand.char_start, cand.char_end)
+            pair = (_endpoint(other), trial) if cand is second else (trial, _endpoint(other))
+            edge = chooser.choose(*pair, preferences, confidence)
+            if edge is not None:
+                cand.node_type = t
+                return edge
+    return None
 
 
 def _sequence(doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser) -> list[LinkedEdge]:

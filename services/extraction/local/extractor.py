@@ -15,16 +15,19 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from services.extraction.checking import RawConcept, RawRelationship
+from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor
+from services.extraction.local.remention import rementions
 from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
     pair_subjects,
     properties,
     question_typed,
+    sequence_events,
 )
 from services.extraction.local.segment import clauses
 from services.extraction.models import ExtractionRequest
@@ -72,12 +75,20 @@ class LocalExtractor:
         cands += question_typed(doc, parts, cands, lex, request.question)
         cands += pair_subjects(doc, parts, cands, lex)
         cands += properties(doc, parts, cands, lex, analysis.chunks)
+        cands += rementions(
+            doc, parts, cands, request.existing_nodes, set(chooser_types(methodology)), self.pre.pipeline
+        )
+        # "I don't think there's anything deeper than that": filler names no item
+        meta = meta_spans(request.text)
+        cands = _outside(doc, cands, meta)
         chooser = EdgeChooser(methodology)
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
         relations = list(analysis.result.discourse_relations)
+        cands += sequence_events(doc, parts, cands, relations, lex)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
+        cands = _one_type_per_label(_outside(doc, cands, meta))
         cands.sort(key=lambda c: c.quote_start)
         edges = link_candidates(doc, parts, cands, relations, lex, chooser, anchor, request.question)
         return self._raw(doc, cands, edges, request)
@@ -107,9 +118,24 @@ class LocalExtractor:
     ) -> tuple[list[RawConcept], list[RawRelationship]]:
         existing = [(frozenset(_content(n.label)), n) for n in request.existing_nodes]
         rename: dict[str, str] = {}
-        seen_nodes: set[tuple[str, str]] = set()
+        seen_nodes: set[str] = set()
         concepts: list[RawConcept] = []
+        linked = {(end.label, end.node_type) for e in edges for end in (e.source, e.target)}
+        # one item, one type: when two cues typed the same words differently, keep the reading an
+        # edge uses, else the node it restates, else the surer cue
+        ranked = sorted(
+            cands,
+            key=lambda c: (
+                (c.label, c.node_type) not in linked,
+                c.source != "existing",
+                -c.confidence,
+                c.quote_start,
+            ),
+        )
+        keep = {id(c) for c in {c.label: c for c in reversed(ranked)}.values()}
         for c in cands:
+            if id(c) not in keep:
+                continue
             words = frozenset(_content(c.label))
             # a re-mention keeps the existing label ("original shows" → "lots of original shows")
             same = next(
@@ -125,9 +151,9 @@ class LocalExtractor:
             )
             label = same or c.label
             rename[c.label] = label
-            if (label, c.node_type) in seen_nodes:
+            if label in seen_nodes:
                 continue  # two cues found the same item
-            seen_nodes.add((label, c.node_type))
+            seen_nodes.add(label)
             start, end = c.char_start, c.char_end
             concepts.append(
                 RawConcept(
@@ -167,6 +193,41 @@ class LocalExtractor:
 
 def _content(label: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9'+-]+", label.lower()) if w not in _STOP]
+
+
+def chooser_types(methodology: MethodologyConfig) -> list[str]:
+    """The ontology's node type names."""
+    return [n.name for n in methodology.ontology.nodes]
+
+
+def _outside(doc: Doc, cands: list[Candidate], meta: list[tuple[int, int]]) -> list[Candidate]:
+    """Candidates whose label words are not all inside a filler/meta segment."""
+    if not meta:
+        return cands
+    out = []
+    for c in cands:
+        first, last = doc[c.label_tokens[0]], doc[c.label_tokens[-1]]
+        if not inside(meta, first.idx, last.idx + len(last.text)):
+            out.append(c)
+    return out
+
+
+def _one_type_per_label(cands: list[Candidate]) -> list[Candidate]:
+    """One reading per label: the node it restates, else a phrase cue (the most specific), else the
+    surer cue ("being responsible with money" is an instrumental value, not a terminal one because it
+    follows "ultimately it's about")."""
+    best: dict[str, Candidate] = {}
+    for c in cands:
+        rank = (c.source == "existing", c.source.startswith("phrase:"), c.confidence)
+        held = best.get(c.label)
+        if held is None or rank > (
+            held.source == "existing",
+            held.source.startswith("phrase:"),
+            held.confidence,
+        ):
+            best[c.label] = c
+    keep = {id(c) for c in best.values()}
+    return [c for c in cands if id(c) in keep]
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

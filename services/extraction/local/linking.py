@@ -42,6 +42,15 @@ class EdgeChooser:
     def __init__(self, methodology: MethodologyConfig) -> None:
         self._levels = {n.name: n.level for n in methodology.ontology.nodes}
         self._permitted = {e.name: set(e.permitted_connections) for e in methodology.ontology.edges}
+        pairs = [(a, b) for e in methodology.ontology.edges for a, b in e.permitted_connections if a != b]
+        terminal = {n.name for n in methodology.ontology.nodes if n.terminal}
+        sources = {a for a, _ in pairs}
+        # types only ever pointed at (a critical incident's `actor`): people around an event, not events
+        self.participants = frozenset(b for _, b in pairs if b not in sources and b not in terminal)
+
+    def node_types(self) -> list[str]:
+        """Every node type of the ontology, in YAML order."""
+        return list(self._levels)
 
     def level(self, node_type: str) -> int:
         """Ontology level of `node_type` (0 if unknown)."""

@@ -9,9 +9,12 @@
 
 from __future__ import annotations
 
+import re
+
+from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
-from services.extraction.local.candidates import Candidate
+from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.cues import CueLexicon
 from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.segment import MAX_LABEL_WORDS, Clause, shape_label
@@ -19,6 +22,7 @@ from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
 
 INFERRED_CONFIDENCE = 0.45
+_STOP = frozenset(STOP_WORDS)
 
 
 def infer_bare_sides(
@@ -35,21 +39,233 @@ def infer_bare_sides(
     for rel in relations:
         if not rel.relation.is_causal:
             continue
-        left = in_span(cands + out, rel.left) if rel.left is not None else []
-        right = in_span(cands + out, rel.right)
+        # a participant ("the discharge nurse") does not make a side typed: the event is still bare
+        left = _events(in_span(cands + out, rel.left) if rel.left is not None else [], chooser)
+        right = _events(in_span(cands + out, rel.right), chooser)
         right_is_higher = rel.relation is not RelationKind.CAUSE or lex.spec.reason_direction == "up"
-        if right or not (left or (rel.left is None and anchor is not None)):
+        if right:
+            out += _bare_left(doc, parts, rel, left, right, lex, chooser, right_is_higher)
+        else:
+            out += _bare_right(doc, parts, cands + out, rel, left, lex, chooser, anchor, right_is_higher)
+    return out
+
+
+def _bare_left(
+    doc: Doc,
+    parts: list[Clause],
+    rel: DiscourseRelation,
+    left: list[Candidate],
+    right: list[Candidate],
+    lex: CueLexicon,
+    chooser: EdgeChooser,
+    right_is_higher: bool,
+) -> list[Candidate]:
+    """ "For me [being sensible with money] matters because ultimately it's about security": the bare
+    left side is the rung below (or, for an effect, above) the typed right side."""
+    if left or rel.left is None or points_back(rel.left.text):
+        return []
+    known = ([c for c in right if not c.from_noun] or right)[0].node_type
+    node_type = infer_type(chooser, lex, known, higher=not right_is_higher)
+    span = rel.left
+    clause = next((c for c in reversed(parts) if overlaps(doc, c, span.start, span.end)), None)
+    if node_type is None or clause is None:
+        return []
+    cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
+    return [cand] if cand is not None else []
+
+
+def _bare_right(
+    doc: Doc,
+    parts: list[Clause],
+    cands: list[Candidate],
+    rel: DiscourseRelation,
+    left: list[Candidate],
+    lex: CueLexicon,
+    chooser: EdgeChooser,
+    anchor: Endpoint | None,
+    right_is_higher: bool,
+) -> list[Candidate]:
+    """The bare right side, typed by the connective's lead-in (`reason_types`) or one step from the
+    left side's type (or from what a back-pointing left side refers to)."""
+    # infer from the event-like item nearest the connective, not from a participant noun
+    events = [c for c in left if not c.from_noun] or left
+    referent = None if left else antecedent(doc, cands, rel, anchor)
+    stated = marker_type(lex, rel)
+    if events:
+        known_type = events[-1].node_type
+    elif referent is not None:
+        known_type = referent.node_type
+    elif stated is None:
+        return []
+    else:
+        known_type = ""
+    node_type = stated or infer_type(chooser, lex, known_type, higher=right_is_higher)
+    clause = next((c for c in parts if overlaps(doc, c, rel.right.start, rel.right.end)), None)
+    if node_type is None or clause is None:
+        return []
+    cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
+    out = [cand] if cand is not None else []
+    if stated and not events and referent is None and rel.left is not None:
+        # "Everything was ready when he got home, and I think that was because Y": the clause the
+        # explanation points back to is bare too; it is what was explained (one step below)
+        before = [c for c in parts if doc[c.end - 1].idx < rel.left.start]
+        lower = infer_type(chooser, lex, node_type, higher=False)
+        if before and lower is not None:
+            prev = clause_candidate(
+                doc, before[-1], lower, lex, INFERRED_CONFIDENCE, f"explained:{rel.marker}"
+            )
+            if prev is not None:
+                out.append(prev)
+    return out
+
+
+def _events(cands: list[Candidate], chooser: EdgeChooser) -> list[Candidate]:
+    return [c for c in cands if not (c.from_noun and c.node_type in chooser.participants)]
+
+
+def marker_type(lex: CueLexicon, rel: DiscourseRelation) -> str | None:
+    """Apply `reason_types`: the type of what a connective introduces, by the words leading into it.
+
+    "…, and I think that was because Y" explains what happened (an attribution); "what I took from
+    it is that Y" draws a lesson.
+    """
+    lead = " ".join(((rel.left.text if rel.left is not None else "") + " " + rel.marker).lower().split())
+    lead = lead.replace("’", "'")
+    for node_type, phrases in lex.spec.reason_types.items():
+        if any(lead.endswith(p) for p in phrases):
+            return node_type
+    return None
+
+
+# Words that may fill a clause that only points back ("that's really important to me", "I think it
+# went that way", "which I put", "looking back, it happened").
+_BACK_POINTERS = frozenset({"that", "this", "it", "which", "what"})
+_POINTER_FILLER = frozenset(
+    {
+        "important",
+        "matter",
+        "matters",
+        "mattered",
+        "think",
+        "guess",
+        "suppose",
+        "happen",
+        "happened",
+        "go",
+        "went",
+        "way",
+        "look",
+        "looking",
+        "back",
+        "put",
+        "really",
+        "just",
+        "honestly",
+        "end",
+        "ultimately",
+        "course",
+        "mean",
+        "so",
+        "also",
+        "mainly",
+        "mostly",
+        "probably",
+        "maybe",
+        "why",
+        "reason",
+        "turn",
+        "turned",
+        "out",
+        "like",
+        "said",
+        "as",
+        "me",
+        "for",
+        "to",
+        "personally",
+        "lesson",
+        "took",
+        "take",
+        "main",
+        "because",
+        "simply",
+        "came",
+        "come",
+        "down",
+        "well",
+        "again",
+        "sure",
+        "yes",
+        "yeah",
+        "oh",
+    }
+)
+
+
+def points_back(text: str) -> bool:
+    """Whether a clause only refers back ("that's important to me", "I think that was")."""
+    words = [w for w in re.findall(r"[a-z']+", text.lower().replace("’", "'")) if w not in {"'s", "'d", "'m"}]
+    words = [w.split("'")[0] for w in words]
+    if not any(w in _BACK_POINTERS for w in words):
+        return False
+    return all(w in _BACK_POINTERS or w in _POINTER_FILLER or w in _STOP for w in words)
+
+
+def antecedent(
+    doc: Doc, cands: list[Candidate], rel: DiscourseRelation, anchor: Endpoint | None
+) -> Candidate | Endpoint | None:
+    """What a connective's back-pointing (or missing) left side refers to.
+
+    The nearest candidate ending before the connective's left side (in the same answer), else the
+    node the question was about; None when the left side says something of its own.
+    """
+    if rel.left is not None and not points_back(rel.left.text):
+        return None
+    start = rel.left.start if rel.left is not None else rel.marker_span.start
+    before = [c for c in cands if c.char_end <= start and not c.from_noun] or [
+        c for c in cands if c.char_end <= start
+    ]
+    if before:
+        return max(before, key=lambda c: c.char_end)
+    return anchor
+
+
+# Connectives that move a story on in time; a clause they join is an event of the story.
+SEQUENCE_MARKERS = frozenset({"and then", "then", "after that", "next", "afterwards", "at that point"})
+
+
+def sequence_events(
+    doc: Doc,
+    parts: list[Clause],
+    cands: list[Candidate],
+    relations: list[DiscourseRelation],
+    lex: CueLexicon,
+) -> list[Candidate]:
+    """Apply `sequence_types`: "I missed my train twice, and then I saw a colleague's machine" tells two
+    events in order even when no cue types them; each side without an event gets one."""
+    types = lex.spec.sequence_types
+    if not types:
+        return []
+    out: list[Candidate] = []
+    for rel in relations:
+        if rel.marker not in SEQUENCE_MARKERS or rel.left is None or points_back(rel.left.text):
             continue
-        # infer from the event-like item nearest the connective, not from a participant noun
-        events = [c for c in left if not c.from_noun] or left
-        known_type = events[-1].node_type if events else anchor.node_type if anchor is not None else ""
-        node_type = infer_type(chooser, lex, known_type, higher=right_is_higher)
-        clause = next((c for c in parts if overlaps(doc, c, rel.right.start, rel.right.end)), None)
-        if node_type is None or clause is None:
-            continue
-        cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
-        if cand is not None:
-            out.append(cand)
+        sides = (rel.left, rel.right)
+        events = [[c for c in in_span(cands + out, span) if not c.from_noun] for span in sides]
+        typed = [c.node_type for side in events for c in side if c.node_type in types]
+        node_type = typed[0] if typed else types[0]
+        for span, found in zip(sides, events, strict=True):
+            if found:
+                continue
+            near_marker = reversed(parts) if span is rel.left else iter(parts)
+            clause = next((c for c in near_marker if overlaps(doc, c, span.start, span.end)), None)
+            if clause is None:
+                continue
+            cand = clause_candidate(
+                doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"sequence:{rel.marker}"
+            )
+            if cand is not None:
+                out.append(cand)
     return out
 
 
@@ -161,22 +377,73 @@ def contrasts(
         clause = next((c for c in parts if overlaps(doc, c, rel.right.start, rel.right.end)), None)
         if clause is None:
             continue
-        # the predicate after the first verb: "YouTube is mostly random clips" -> "mostly random clips"
+        # the predicate after the first verb: "YouTube is mostly random clips" -> "mostly random clips";
+        # a verbless side is the item itself ("on one side it's X, on the other constant adverts")
         verb = next((i for i in range(clause.start, clause.end) if doc[i].pos_ in {"VERB", "AUX"}), None)
-        if verb is None:
-            continue
-        sub = Clause(clause.index, verb + 1, clause.end)
+        sub = Clause(clause.index, verb + 1, clause.end) if verb is not None else clause
         cand = clause_candidate(doc, sub, wanted, lex, INFERRED_CONFIDENCE + 0.1, f"contrast:{rel.marker}")
         if cand is not None:
             out.append(cand)
     return out
 
 
+# Framing words around an item that are not part of it: "for me [being organised] matters",
+# "I care about [getting things done]", "[feeling calm] is important to me".
+_LEAD_FRAMES: tuple[tuple[str, ...], ...] = (
+    ("well",),
+    ("for", "me"),
+    ("to", "me"),
+    ("personally",),
+    ("i", "really", "care", "about"),
+    ("i", "care", "about"),
+    ("i", "value"),
+    ("what", "i", "care", "about", "is"),
+    ("what", "matters", "to", "me", "is"),
+    ("what", "matters", "is"),
+)
+_TRAIL_FRAMES: tuple[tuple[str, ...], ...] = (
+    ("really", "matters", "to", "me"),
+    ("matters", "to", "me"),
+    ("matters", "a", "lot"),
+    ("matters",),
+    ("is", "really", "important", "to", "me"),
+    ("is", "important", "to", "me"),
+    ("'s", "important", "to", "me"),
+    ("is", "important"),
+    ("is", "what", "matters"),
+    ("means", "a", "lot", "to", "me"),
+)
+
+
+def strip_frames(doc: Doc, tokens: list[int]) -> list[int]:
+    """`tokens` without leading/trailing framing phrases (punctuation in between is dropped too)."""
+    words = [doc[i].lower_.replace("’", "'") for i in tokens]
+    changed = True
+    while changed and tokens:
+        changed = False
+        while tokens and (doc[tokens[0]].is_punct or doc[tokens[-1]].is_punct):
+            if doc[tokens[0]].is_punct:
+                tokens, words = tokens[1:], words[1:]
+            else:
+                tokens, words = tokens[:-1], words[:-1]
+        for frame in _LEAD_FRAMES:
+            if len(words) > len(frame) and tuple(words[: len(frame)]) == frame:
+                tokens, words, changed = tokens[len(frame) :], words[len(frame) :], True
+                break
+        for frame in _TRAIL_FRAMES:
+            if len(words) > len(frame) and tuple(words[-len(frame) :]) == frame:
+                tokens, words, changed = tokens[: -len(frame)], words[: -len(frame)], True
+                break
+    return tokens
+
+
 def clause_candidate(
     doc: Doc, clause: Clause, node_type: str, lex: CueLexicon, confidence: float, source: str
 ) -> Candidate | None:
     """A candidate of `node_type` from a whole clause (its predicate when the clause is long)."""
-    tokens = list(range(clause.start, clause.end))
+    tokens = strip_frames(doc, list(range(clause.start, clause.end)))
+    if not tokens:
+        return None
     verb = next((i for i in tokens if doc[i].pos_ in {"VERB", "AUX"}), None)
     if len(tokens) > MAX_LABEL_WORDS and verb is not None and verb > clause.start:
         tokens = tokens[verb - clause.start :]  # too long for a label: keep the predicate
@@ -184,7 +451,7 @@ def clause_candidate(
     if shaped is None:
         return None
     label, kept = shaped
-    content = {doc[i].lemma_.lower() for i in kept if not doc[i].is_stop and doc[i].is_alpha}
+    content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i]) and doc[i].is_alpha}
     if not content or content <= lex.ignore:
         return None
     start = min(kept[0], tokens[0])

@@ -105,6 +105,15 @@ _TRAIL_DROP = frozenset(
         "myself",
         "these",
         "days",
+        # a label cut short must not end on a dangling possessive or comparison
+        "my",
+        "your",
+        "his",
+        "her",
+        "their",
+        "our",
+        "rather",
+        "than",
     }
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
@@ -185,6 +194,10 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     idx = _trim_trailing(doc, idx)
     if _word_count(doc, idx) > MAX_LABEL_WORDS:
         while _word_count(doc, idx) > MAX_LABEL_WORDS:
+            idx.pop()
+        idx = _trim_trailing(doc, idx)
+        # cut mid-phrase ("want a proper …"): end on the last noun, verb or number instead
+        while len(idx) > 2 and doc[idx[-1]].pos_ in {"ADJ", "DET", "PRON", "ADP", "ADV"}:
             idx.pop()
         idx = _trim_trailing(doc, idx)
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):

@@ -136,6 +136,8 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "opposite_pole": ("clarify", "pyramid_down"),
         "rate": ("opposite_pole", "ladder_up"),
         "pyramid_down": ("clarify", "opposite_pole"),
+        "top": ("validate", "reflect"),
+        "actor": ("scene", "outcome"),
     }
 )
 LAST_RESORT: tuple[str, ...] = ("explore", "revitalize", "reflect", "clarify", "ladder_up")

@@ -114,6 +114,26 @@ FAMILIES: dict[str, Templates] = {
         ),
         keywords=("close", "end the interview", "wrap", "thank", "closing"),
     ),
+    # Used instead of a laddering family when the focus is already at the top of the ontology (a
+    # terminal value, a job, a need): there is no rung above it to ask about, so confirm it.
+    "top": Templates(
+        node=(
+            "So in the end it comes down to {focus} for you. Is that right, or is there more to it?",
+            "It sounds like {focus} is what this is ultimately about for you. Is that right?",
+            "If I've understood you, {focus} is where it all leads for you. How well does that match how you see it?",
+            "Would you say {focus} is the heart of it for you, or is something else behind it?",
+        ),
+    ),
+    # Used instead of an event family when the focus is a person or role (a participant): ask what
+    # they did rather than "what did you do during the nurse".
+    "actor": Templates(
+        node=(
+            "What did {focus} do at that point, and what difference did it make?",
+            "What did {focus} actually say or do that stood out to you?",
+            "How did {focus} act during what happened, and how did that affect you?",
+            "Looking back, how did what {focus} did shape the way things turned out?",
+        ),
+    ),
     "revitalize": Templates(
         node=(
             "Let's look at {focus} from a different angle: what has surprised you about it?",

@@ -2,8 +2,11 @@
 
 Scores are computed here with the SPEC.md formula (independent of the scoring service): a weight
 key's qualifier matches the signal's bin/category/bool; unqualified numbers multiply; missing
-signals are skipped; temporal repetition signals and `technique.node.strategy_repetition` only
-apply to the strategy that was repeated; final = base × phase multiplier + phase bonus.
+signals are skipped; `temporal.strategy_repetition_count` and `technique.node.strategy_repetition`
+only apply to the strategy that was repeated (SPEC: "penalise the repeated strategy, not every
+strategy"), while `temporal.turns_since_strategy_change` describes the interview and is seen by
+every strategy, as in the scoring service (`services/scoring/ranking.py`) — a methodology may
+reward *changing* strategy with it; final = base × phase multiplier + phase bonus.
 """
 
 from __future__ import annotations
@@ -53,8 +56,7 @@ def _contribution(key: str, weight: float, signals: dict[str, Any]) -> float:
 def _score(strategy: StrategyConfig, scene: Scene, node: str | None, cfg: MethodologyConfig) -> float:
     signals = dict(scene.globals)
     if scene.last_strategy != strategy.name:
-        signals.pop("temporal.strategy_repetition_count", None)
-        signals.pop("temporal.turns_since_strategy_change", None)
+        signals["temporal.strategy_repetition_count"] = 0.0
     if node is not None:
         signals.update(scene.nodes[node])
         if scene.node_last_strategy.get(node) != strategy.name:
@@ -303,3 +305,123 @@ def test_repertory_grid_runs_triads_while_the_grid_holds_only_elements(registry:
     scene = mid(last="elicit_elements")
     scene.globals["graph.max_depth"] = 0.25  # elements only: one level of four
     assert rank(cfg, scene)[0][1] == "triad_elicitation"
+
+
+# methodology -> the strategies that check an account back with the respondent (mid and late)
+CHECKS = {
+    "means_end_chain": ("validate", "reflect"),
+    "jobs_to_be_done": ("validate_job",),
+    "critical_incident": ("verify_account",),
+    "customer_journey_mapping": ("validate_journey",),
+    "repertory_grid": ("validate_constructs",),
+}
+
+
+def ladder_run(name: str, run: int) -> Scene:
+    """Mid phase after `run` consecutive uses of the deepening strategy, each on a new rung that yielded."""
+    deepening = ROLES[name][1]
+    scene = mid(last=deepening)
+    scene.globals.update(
+        {
+            "temporal.strategy_repetition_count": run / 5,
+            "temporal.turns_since_strategy_change": run / 5,
+            "graph.chain_completion.has_complete": True,
+            "meta.conversation.saturation": 0.2,
+        }
+    )
+    # the rung just asked about now leads on; a new, never-asked rung is open
+    scene.nodes["focus"]["technique.node.strategy_repetition"] = "low"
+    scene.nodes["focus"]["graph.node.focus_streak"] = "none"
+    return scene
+
+
+# methodology -> the node-free strategies that open new ground (a new item, incident, stage or triad)
+BROADEN = {
+    "means_end_chain": ("explore",),
+    "jobs_to_be_done": ("reconstruct_timeline",),
+    "critical_incident": ("elicit_incident", "contrast_incident"),
+    "customer_journey_mapping": ("walk_journey",),
+    "repertory_grid": ("elicit_elements", "triad_elicitation"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_after_one_rung_the_interview_keeps_working_on_the_open_one(
+    registry: MethodologyRegistry, name: str
+) -> None:
+    top = rank(registry.get(name), ladder_run(name, 1))[0]
+    assert top[2] == "fresh" and top[1] not in CHECKS[name], top
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_after_three_rungs_in_a_row_something_else_wins(registry: MethodologyRegistry, name: str) -> None:
+    top = rank(registry.get(name), ladder_run(name, 3))[0]
+    assert top[1] != ROLES[name][1], top
+    assert top[1] != ROLES[name][3]  # and not the closing strategy in mid phase
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_a_node_that_just_gave_nothing_is_not_laddered_again(
+    registry: MethodologyRegistry, name: str
+) -> None:
+    """The top of a ladder ("nothing deeper than that"): the node was the last focus, its answer brought
+    nothing new (focus streak 1 without yield) and it still leads nowhere."""
+    deepening = ROLES[name][1]
+    scene = mid(last=deepening)
+    scene.globals["temporal.strategy_repetition_count"] = 0.2
+    scene.globals["temporal.turns_since_strategy_change"] = 0.2
+    scene.nodes["focus"].update(
+        {
+            "graph.node.has_outgoing": False,
+            "graph.node.focus_streak": "low",
+            "graph.node.exhaustion_score": 0.1,
+        }
+    )
+    ranked = rank(registry.get(name), scene)
+    assert (ranked[0][1], ranked[0][2]) != (deepening, "focus"), ranked[0]
+    on_focus = next(r[0] for r in ranked if r[1] == deepening and r[2] == "focus")
+    on_fresh = next(r[0] for r in ranked if r[1] == deepening and r[2] == "fresh")
+    assert on_fresh > on_focus
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_a_stalled_ladder_is_checked_back_or_broadened(registry: MethodologyRegistry, name: str) -> None:
+    scene = mid(last=ROLES[name][1])
+    scene.globals.update(
+        {
+            "meta.conversation.saturation": 1.0,
+            "graph.chain_completion.has_complete": True,
+            "temporal.strategy_repetition_count": 0.4,
+            "temporal.turns_since_strategy_change": 0.4,
+        }
+    )
+    scene.nodes = {
+        "focus": scene.nodes["focus"] | {"graph.node.focus_streak": "low"},
+        "worn": dict(EXHAUSTED),
+    }
+    top = rank(registry.get(name), scene)[0]
+    # check the chain back, or open new ground; never push the stalled node again
+    assert top[1] in CHECKS[name] + BROADEN[name], top
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_a_check_wins_in_mid_phase_after_a_productive_run(registry: MethodologyRegistry, name: str) -> None:
+    assert rank(registry.get(name), ladder_run(name, 3))[0][1] in CHECKS[name]
+
+
+@pytest.mark.parametrize("name", sorted(ROLES))
+def test_after_a_check_the_interview_moves_on(registry: MethodologyRegistry, name: str) -> None:
+    check = CHECKS[name][0]
+    scene = mid(last=check)
+    scene.globals.update(
+        {
+            "meta.conversation.saturation": 1.0,
+            "graph.chain_completion.has_complete": True,
+            "llm.response_depth": "surface",
+            "temporal.strategy_repetition_count": 0.2,
+            "temporal.turns_since_strategy_change": 0.2,
+        }
+    )
+    scene.node_last_strategy = {"focus": check}
+    top = rank(registry.get(name), scene)[0]
+    assert top[1] not in CHECKS[name] and top[1] != ROLES[name][3], top

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from services.question.models import ConceptBrief, FocusNode, FollowUpRequest, GraphDigest
+from services.question.spoken import SpokenLabels, WordForms
 from shared.methodology import MethodologyRegistry
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
@@ -46,3 +47,9 @@ def follow_up(
     }
     fields.update(overrides)
     return FollowUpRequest.model_validate(fields)
+
+
+@pytest.fixture(scope="session")
+def spoken() -> SpokenLabels:
+    """Label rendering with the real spaCy word tables (loaded once per test session)."""
+    return SpokenLabels(WordForms.load())

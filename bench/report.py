@@ -1,0 +1,287 @@
+"""The benchmark's targets and its Markdown report."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+OVERHEAD_TARGET_MS = 40.0
+THROUGHPUT_TARGET = 20.0
+THROUGHPUT_SESSIONS = 20
+SLOW_TARGET_MS = 2 * 300.0 + 60.0
+GROWTH_TARGET = 1.5
+COLD_TARGET = 2.0
+MEMORY_GROWTH_TARGET = 0.05  # "flat": RSS at the end within 5 % of RSS at turn 10
+
+
+def _get(data: dict[str, Any], *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _check(name: str, measured: float | None, limit: float, *, at_least: bool = False) -> dict[str, Any]:
+    if measured is None or (isinstance(measured, float) and math.isnan(measured)):
+        return {"target": name, "measured": None, "limit": limit, "pass": None}
+    ok = measured >= limit if at_least else measured <= limit
+    return {"target": name, "measured": measured, "limit": limit, "pass": ok}
+
+
+def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The issue's targets, checked on SQLite with deferred slot discovery."""
+    db = report["databases"].get("sqlite", {})
+    deferred = _get(db, "modes", "deferred") or {}
+    rate = next(
+        (c["turns_per_s"] for c in deferred.get("concurrency", []) if c["sessions"] == THROUGHPUT_SESSIONS),
+        None,
+    )
+    long = deferred.get("long_session") or {}
+    checks = [
+        _check(
+            "p50 non-LLM overhead per turn at 0 ms (ms)",
+            _get(deferred, "llm_0ms", "non_llm_overhead_ms", "p50"),
+            OVERHEAD_TARGET_MS,
+        ),
+        _check(
+            f"turns/s with {THROUGHPUT_SESSIONS} concurrent sessions at 0 ms",
+            rate,
+            THROUGHPUT_TARGET,
+            at_least=True,
+        ),
+        _check(
+            "p50 turn latency at 300 ms per call, deferred (ms)",
+            _get(deferred, "llm_300ms", "turn_latency_ms", "p50"),
+            SLOW_TARGET_MS,
+        ),
+        _check(
+            "turn 50 / turn 5 latency (5-turn window medians)", long.get("turn50_over_turn5"), GROWTH_TARGET
+        ),
+        _check("first turn after start / warm turn", _get(db, "cold_start", "first_over_warm"), COLD_TARGET),
+    ]
+    for label, session, first in (("1st", long, "10"), ("2nd", deferred.get("long_session_2") or {}, "0")):
+        rss = session.get("rss_mib_by_turn") or {}
+        start = rss.get(first) or {}
+        end = rss[max(rss, key=int)] if rss else {}
+        for name in sorted(end):
+            if start.get(name):
+                growth = round((end[name] - start[name]) / start[name], 3)
+                checks.append(
+                    _check(
+                        f"RSS growth, {label} 50-turn session (turn {first} → 50), {name} (fraction)",
+                        growth,
+                        MEMORY_GROWTH_TARGET,
+                    )
+                )
+    ended = long.get("ended_early_at")
+    checks.append(
+        {
+            "target": "50-turn session reaches turn 50",
+            "measured": long.get("turns_answered"),
+            "limit": 50,
+            "pass": ended is None and long.get("turns_answered") == 50,
+        }
+    )
+    return checks
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)
+
+
+def _pp(stat: dict[str, float] | None) -> str:
+    return "–" if not stat else f"{_fmt(stat.get('p50'))} / {_fmt(stat.get('p95'))}"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The whole report as Markdown tables."""
+    lines = [
+        "# Benchmark report",
+        "",
+        f"{report['started']} · {report['machine']['cpus']} CPUs · Python {report['machine']['python']} · "
+        f"suite {report.get('suite_wall_s', '–')} s",
+        "",
+        "## Targets (SQLite, deferred slot discovery, fake LLM)",
+        "",
+        "| target | measured | limit | pass |",
+        "|---|---:|---:|:---:|",
+    ]
+    for t in report["targets"]:
+        mark = {True: "yes", False: "**NO**", None: "n/a"}[t["pass"]]
+        lines.append(f"| {t['target']} | {_fmt(t['measured'])} | {_fmt(t['limit'])} | {mark} |")
+    for kind, db in report["databases"].items():
+        lines += ["", f"## {kind}", ""]
+        if "skipped" in db:
+            lines.append(f"skipped: {db['skipped']}")
+            continue
+        lines += _database_section(db)
+    micro = report.get("micro")
+    if micro:
+        lines += ["", "## Micro-benchmarks", "", *_micro_section(micro)]
+    return "\n".join(lines) + "\n"
+
+
+def _database_section(db: dict[str, Any]) -> list[str]:
+    cold = db.get("cold_start", {})
+    lines = [
+        f"Start-up {db.get('startup_s')} s. "
+        f"First CreateSession {_fmt(cold.get('first_create_session_ms'))} ms "
+        f"(warm {_fmt(cold.get('warm_create_session_ms'))}); first turn {_fmt(cold.get('first_turn_ms'))} ms "
+        f"(warm turn 1: {_fmt(cold.get('warm_turn_ms'))} ms, ratio {_fmt(cold.get('first_over_warm'))}).",
+        "",
+        "### Inline vs deferred slot discovery (p50 / p95, ms)",
+        "",
+        "| scenario | metric | " + " | ".join(db["modes"]) + " |",
+        "|---|---|" + "---:|" * len(db["modes"]),
+    ]
+    rows = [
+        ("0 ms LLM", "llm_0ms", "turn_latency_ms"),
+        ("0 ms LLM", "llm_0ms", "non_llm_overhead_ms"),
+        ("300 ms LLM", "llm_300ms", "turn_latency_ms"),
+        ("300 ms LLM", "llm_300ms", "llm_critical_path_ms"),
+        ("300 ms LLM", "llm_300ms", "non_llm_overhead_ms"),
+        ("StreamTurn 300 ms", "stream_300ms", "time_to_first_token_ms"),
+        ("StreamTurn 300 ms", "stream_300ms", "turn_latency_ms"),
+    ]
+    for label, scenario, metric in rows:
+        cells = [_pp(_get(m, scenario, metric)) for m in db["modes"].values()]
+        lines.append(f"| {label} | {metric} | " + " | ".join(cells) + " |")
+    for scenario in ("llm_0ms", "llm_300ms"):
+        cells = []
+        for m in db["modes"].values():
+            trips = _get(m, scenario, "llm_round_trips") or {}
+            cells.append(f"{trips.get('mode', '–')} (max {trips.get('max', '–')})")
+        lines.append(f"| {scenario} | sequential LLM round-trips | " + " | ".join(cells) + " |")
+    lines += ["", "### CPU per turn by service (ms; sequential turns at 0 ms LLM)", ""]
+    names = sorted({n for m in db["modes"].values() for n in (_get(m, "llm_0ms", "cpu_ms_per_turn") or {})})
+    lines += ["| mode | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for mode, m in db["modes"].items():
+        cpu = _get(m, "llm_0ms", "cpu_ms_per_turn") or {}
+        lines.append(f"| {mode} | " + " | ".join(_fmt(cpu.get(n)) for n in names) + " |")
+    lines += [
+        "",
+        "Machine while measuring (cores busy; other = processes not ours, e.g. other test runs):",
+        "",
+    ]
+    for mode, m in db["modes"].items():
+        load = m.get("machine") or {}
+        lines.append(
+            f"- {mode}: ours {_fmt(load.get('our_cores'))}, other {_fmt(load.get('other_cores'))}, "
+            f"load average {_fmt(load.get('loadavg_1m'))} over {_fmt(load.get('wall_s'))} s"
+        )
+    for mode, m in db["modes"].items():
+        stages = _get(m, "llm_300ms", "stages_ms") or {}
+        base = _get(m, "llm_0ms", "stages_ms") or {}
+        lines += [
+            "",
+            f"### Per-stage p50 / p95 (ms), {mode}",
+            "",
+            "| stage | 0 ms LLM | 300 ms LLM |",
+            "|---|---:|---:|",
+        ]
+        for name in sorted(set(stages) | set(base)):
+            lines.append(f"| {name} | {_pp(base.get(name))} | {_pp(stages.get(name))} |")
+    first_mode: dict[str, Any] = next(iter(db["modes"].values()), {})
+    long = first_mode.get("long_session")
+    if long:
+        lines += [
+            "",
+            "### 50-turn session (0 ms LLM)",
+            "",
+            f"Answered {long.get('turns_answered')} turns (ended early at: {long.get('ended_early_at')}). "
+            f"Turn 5 {_fmt(long.get('turn5_ms'))} ms, turn 50 {_fmt(long.get('turn50_ms'))} ms; "
+            "5-turn window medians "
+            f"{_fmt(long.get('turn5_window_median_ms'))} → {_fmt(long.get('turn50_window_median_ms'))} ms "
+            f"(×{_fmt(long.get('turn50_over_turn5'))}). Input tokens per turn: "
+            f"{_fmt(long.get('turn5_input_tokens'))} → {_fmt(long.get('turn50_input_tokens'))}.",
+            "",
+            "| service | "
+            + " | ".join(f"RSS turn {t} (MiB)" for t in long.get("rss_mib_by_turn", {}))
+            + " |",
+            "|---|" + "---:|" * len(long.get("rss_mib_by_turn", {})),
+        ]
+        names = sorted({n for snap in long.get("rss_mib_by_turn", {}).values() for n in snap})
+        for name in names:
+            cells = [_fmt(snap.get(name)) for snap in long.get("rss_mib_by_turn", {}).values()]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    second = first_mode.get("long_session_2")
+    if second:
+        lines += [
+            "",
+            f"Second 50-turn session (memory plateau): answered {second.get('turns_answered')} turns; "
+            f"turn 5 → 50 window medians {_fmt(second.get('turn5_window_median_ms'))} → "
+            f"{_fmt(second.get('turn50_window_median_ms'))} ms.",
+            "",
+            "| service | "
+            + " | ".join(f"RSS turn {t} (MiB)" for t in second.get("rss_mib_by_turn", {}))
+            + " |",
+            "|---|" + "---:|" * len(second.get("rss_mib_by_turn", {})),
+        ]
+        for name in sorted({n for snap in second.get("rss_mib_by_turn", {}).values() for n in snap}):
+            cells = [_fmt(snap.get(name)) for snap in second.get("rss_mib_by_turn", {}).values()]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    conc = first_mode.get("concurrency")
+    if conc:
+        lines += [
+            "",
+            "### Concurrent sessions (0 ms LLM)",
+            "",
+            "| sessions | turns | wall s | turns/s | turn latency p50 / p95 ms | CPU ms/turn, all services "
+            "| failed sessions |",
+            "|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for c in conc:
+            errors = c.get("errors") or []
+            failed = f"{len(errors)}: {errors[0]}" if errors else "0"
+            lines.append(
+                f"| {c.get('sessions')} | {c.get('turns')} | {_fmt(c.get('wall_s'))} | "
+                f"{_fmt(c.get('turns_per_s'))} | {_pp(c.get('turn_latency_ms'))} | "
+                f"{_fmt((c.get('cpu_ms_per_turn') or {}).get('total'))} | {failed} |"
+            )
+    memory = db.get("memory")
+    if memory:
+        lines += ["", "### Memory at the end", "", "| service | RSS MiB | peak RSS MiB |", "|---|---:|---:|"]
+        for name, m in sorted(memory.items()):
+            lines.append(f"| {name} | {_fmt(m['rss_mib'])} | {_fmt(m['peak_rss_mib'])} |")
+    return lines
+
+
+def _micro_section(micro: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    graph = micro.get("graph_store", {})
+    if "results" in graph:
+        lines += [
+            "graph_store ApplyExtraction (gRPC, SQLite):",
+            "",
+            "| existing nodes | median ms | p90 ms | median CPU ms |",
+            "|---:|---:|---:|---:|",
+        ]
+        for r in graph["results"]:
+            lines.append(
+                f"| {r['existing_nodes']} | {r['median_ms']} | {r['p90_ms']} | {r['median_cpu_ms']} |"
+            )
+    elif graph:
+        lines.append(f"graph_store: {graph.get('error')}")
+    scoring = micro.get("scoring", {})
+    if "results" in scoring:
+        lines += [
+            "",
+            "scoring (in process, median ms):",
+            "",
+            "| nodes | candidates | detect | rank_joint | select_joint | selection_to_proto |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in scoring["results"].values():
+            lines.append(
+                f"| {r['nodes']} | {r['candidates']} | {r['detect']['median_ms']} | "
+                f"{r['rank_joint']['median_ms']} | "
+                f"{r['select_joint']['median_ms']} | {r['selection_to_proto']['median_ms']} |"
+            )
+    elif scoring:
+        lines.append(f"scoring: {scoring.get('error')}")
+    return lines

@@ -1,0 +1,190 @@
+"""The measured scenarios of `bench.run_bench`, each returning a JSON-ready dict."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from bench.drive import Client, FakeControl, SessionRun, TurnSample, run_session, throughput
+from bench.fake_provider import CallRecord
+from bench.procs import ServiceSet
+from bench.stats import critical_path, p50_p95, ratio, within
+
+MIB = 1024.0
+
+
+def analyse_turns(samples: Sequence[TurnSample], calls: Sequence[CallRecord]) -> dict[str, Any]:
+    """Latency, per-stage times, LLM round-trips and non-LLM overhead of sequential turns.
+
+    Only valid when turns did not overlap (one session at a time): a call belongs to the turn
+    during which it started."""
+    intervals = [(c.start, c.end) for c in calls]
+    latencies, overheads, llm_ms, trips = [], [], [], []
+    tokens: list[int] = []
+    for s in samples:
+        turn_calls = within(intervals, s.start, s.end)
+        path = critical_path(turn_calls)
+        latencies.append(s.latency_ms)
+        llm_ms.append(path.llm_s * 1000)
+        overheads.append(s.latency_ms - path.llm_s * 1000)
+        trips.append(path.round_trips)
+        tokens.append(sum(c.input_tokens for c in calls if s.start <= c.start <= s.end))
+    stage_names = sorted({name for s in samples for name in s.stages})
+    stages = {name: p50_p95([s.stages[name] for s in samples if name in s.stages]) for name in stage_names}
+    out: dict[str, Any] = {
+        "turns": len(samples),
+        "turn_latency_ms": p50_p95(latencies),
+        "llm_critical_path_ms": p50_p95(llm_ms),
+        "non_llm_overhead_ms": p50_p95(overheads),
+        "llm_round_trips": {
+            "mode": Counter(trips).most_common(1)[0][0] if trips else 0,
+            "max": max(trips, default=0),
+            "histogram": {str(k): v for k, v in sorted(Counter(trips).items())},
+        },
+        "input_tokens_per_turn": p50_p95([float(t) for t in tokens]),
+        "stages_ms": stages,
+        "per_turn": [
+            {
+                "turn": s.turn,
+                "latency_ms": round(s.latency_ms, 1),
+                "llm_ms": round(llm, 1),
+                "round_trips": trip,
+                "input_tokens": tok,
+                "nodes_added": s.nodes_added,
+            }
+            for s, llm, trip, tok in zip(samples, llm_ms, trips, tokens, strict=True)
+        ],
+    }
+    firsts = [s.first_token_s * 1000 for s in samples if s.first_token_s is not None]
+    if firsts:
+        out["time_to_first_token_ms"] = p50_p95(firsts)
+    return out
+
+
+async def sequential(
+    client: Client,
+    fake: FakeControl,
+    turns: int,
+    *,
+    services: ServiceSet | None = None,
+    stream: bool = False,
+    offset: int = 0,
+) -> dict[str, Any]:
+    """One session answered turn by turn; analysed with the fake's call log (and CPU per service)."""
+    session_id, _ = await client.create(max_turns=max(turns, 50))
+    mark = await fake.count()
+    cpu_before = services.cpu() if services else {}
+    run = await run_session(client, session_id, turns, stream=stream, offset=offset)
+    cpu_after = services.cpu() if services else {}
+    calls = await fake.calls_since(mark)
+    out = analyse_turns(run.samples, calls)
+    out["ended_early_at"] = run.ended_early_at
+    out["error"] = run.error
+    if services and run.samples:
+        out["cpu_ms_per_turn"] = cpu_per_turn(cpu_before, cpu_after, len(run.samples))
+    return out
+
+
+def cpu_per_turn(before: dict[str, float], after: dict[str, float], turns: int) -> dict[str, float]:
+    """CPU milliseconds per turn of each service (and their total) between two readings."""
+    out = {name: round((after[name] - before.get(name, 0.0)) * 1000 / turns, 1) for name in after}
+    out["total"] = round(sum(out.values()), 1)
+    return out
+
+
+async def cold_start(client: Client, fake: FakeControl, warm_sessions: int = 5) -> dict[str, Any]:
+    """The first session and turn after start-up against fresh sessions once everything is warm."""
+    create_s, first = await _first_turn(client)
+    warm = [await _first_turn(client) for _ in range(warm_sessions)]
+    warm_create = statistics.median(c for c, _ in warm) * 1000
+    warm_turn = statistics.median(t for _, t in warm)
+    return {
+        "first_create_session_ms": round(create_s * 1000, 1),
+        "warm_create_session_ms": round(warm_create, 1),
+        "first_turn_ms": round(first, 1),
+        "warm_turn_ms": round(warm_turn, 1),
+        "first_over_warm": ratio(first, warm_turn),
+    }
+
+
+async def _first_turn(client: Client) -> tuple[float, float]:
+    session_id, create_s = await client.create(max_turns=50)
+    run = await run_session(client, session_id, 1)
+    return create_s, run.samples[0].latency_ms
+
+
+async def long_session(
+    client: Client, fake: FakeControl, services: ServiceSet, turns: int = 50, *, offset: int = 0
+) -> dict[str, Any]:
+    """A `turns`-turn interview: cost of turn 5 vs turn `turns`, RSS per service along the way."""
+    session_id, _ = await client.create(max_turns=turns)
+    mark = await fake.count()
+    memory: dict[int, dict[str, float]] = {0: _rss(services)}
+
+    async def sample_memory(sample: TurnSample) -> None:
+        if sample.turn % 10 == 0 or sample.turn == 1:
+            memory[sample.turn] = _rss(services)
+
+    run: SessionRun = await run_session(client, session_id, turns, offset=offset, after_turn=sample_memory)
+    calls = await fake.calls_since(mark)
+    analysis = analyse_turns(run.samples, calls)
+    per_turn = {t["turn"]: t for t in analysis["per_turn"]}
+
+    def window(center: int) -> float:
+        values = [per_turn[t]["latency_ms"] for t in range(center - 2, center + 3) if t in per_turn]
+        return statistics.median(values) if values else float("nan")
+
+    last = max(per_turn) if per_turn else 0
+    first_rss = memory.get(10) or memory.get(1) or {}
+    last_rss = memory.get(last) or _rss(services)
+    return {
+        "turns_answered": len(run.samples),
+        "ended_early_at": run.ended_early_at,
+        "termination_reason": run.termination_reason,
+        "error": run.error,
+        "turn5_ms": per_turn.get(5, {}).get("latency_ms"),
+        "turn50_ms": per_turn.get(turns, {}).get("latency_ms"),
+        "turn5_window_median_ms": round(window(5), 1),
+        "turn50_window_median_ms": round(window(turns - 2), 1),
+        "turn50_over_turn5": ratio(window(turns - 2), window(5)),
+        "turn5_input_tokens": per_turn.get(5, {}).get("input_tokens"),
+        "turn50_input_tokens": per_turn.get(turns, {}).get("input_tokens"),
+        "rss_mib_by_turn": {str(k): v for k, v in sorted(memory.items())},
+        "rss_growth_mib_turn10_to_end": {
+            name: round(last_rss.get(name, 0.0) - first_rss.get(name, 0.0), 1) for name in last_rss
+        },
+        "analysis": analysis,
+    }
+
+
+def _rss(services: ServiceSet) -> dict[str, float]:
+    return {name: round(m.get("VmRSS", 0) / MIB, 1) for name, m in services.memory().items()}
+
+
+async def concurrency(
+    client: Client, services: ServiceSet, levels: Sequence[tuple[int, int]]
+) -> list[dict[str, Any]]:
+    """Turns per second with N sessions answering concurrently (N, turns each)."""
+    out = []
+    for sessions, turns_each in levels:
+        before = services.cpu()
+        result = await throughput(client, sessions, turns_each)
+        if result["turns"]:
+            result["cpu_ms_per_turn"] = cpu_per_turn(before, services.cpu(), result["turns"])
+        latencies = result.pop("latencies_ms")
+        result["turn_latency_ms"] = p50_p95(latencies)
+        out.append(result)
+    return out
+
+
+def peak_memory(services: ServiceSet) -> dict[str, dict[str, float]]:
+    """Current and peak RSS (MiB) per service."""
+    return {
+        name: {
+            "rss_mib": round(m.get("VmRSS", 0) / MIB, 1),
+            "peak_rss_mib": round(m.get("VmHWM", 0) / MIB, 1),
+        }
+        for name, m in services.memory().items()
+    }

@@ -1,0 +1,51 @@
+"""Fitting a strategy's question family to the kind of node in focus.
+
+The strategy and its focus node are chosen by scoring, which has no node-level signal for the
+ontology level; the question is where a mismatch would show. A laddering question about a node
+that is already at the top of the ontology ("why is security important to you?") has no answer
+above it; an event question about a person ("what exactly did you do during the nurse?") does not
+parse; a repertory-grid pole question about an element ("what is the opposite of Netflix?") asks
+for nonsense. In those cases the engine asks the question the strategy would ask of that kind of
+node: it confirms the top of a ladder, asks what the person did, or compares the element with
+others to elicit a construct.
+"""
+
+from __future__ import annotations
+
+from services.question import templates as tpl
+from services.question.elements import element_types
+from services.question.models import FocusNode
+from shared.methodology_models import MethodologyConfig
+
+# Families that ask for the next rung up (or the result) of the focus.
+_UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "absence", "contrast"})
+# Families that ask about an event or a stage; a participant cannot be one.
+_EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
+# Repertory-grid families that need a pole or construct in focus.
+_POLAR = frozenset({"opposite_pole", "rate", "pyramid_down", "ladder_up", "clarify", "absence", "contrast"})
+
+
+def participant_types(methodology: MethodologyConfig) -> frozenset[str]:
+    """Non-terminal node types that are only ever an edge's target (a CIT `actor`)."""
+    # same-type pairs ("revises": a correction of an actor by an actor) say nothing about the role
+    pairs = [(s, d) for e in methodology.ontology.edges for s, d in e.permitted_connections if s != d]
+    sources = {s for s, _ in pairs}
+    targets = {d for _, d in pairs}
+    return frozenset(
+        n.name for n in methodology.ontology.nodes if not n.terminal and n.name in targets - sources
+    )
+
+
+def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig) -> str:
+    """`family`, or the family that asks the same strategy's question of this kind of node."""
+    node = methodology.node_type(focus.node_type) if focus.node_type else None
+    if node is None:
+        return family
+    repertory = tpl.method_key(methodology.name) == "repertory_grid"
+    if repertory and family in _POLAR and node.name in element_types(methodology):
+        return "triad"
+    if family in _EVENTUAL and node.name in participant_types(methodology):
+        return "actor"
+    if family in _UPWARD and node.terminal:
+        return "top"
+    return family

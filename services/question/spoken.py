@@ -1,0 +1,391 @@
+"""Saying a node label back to the respondent: in the second person and as a noun phrase.
+
+Labels are the respondent's own words cut from their answers ("concentrate during my commute",
+"don't have to remember to charge", "the delivery arrives on tuesday evening"). Dropped into a
+question slot that expects a thing, they read badly ("Why is concentrate during my commute
+important to you?"). The interviewer says them back as the respondent would hear them: "my" becomes
+"your", and a clause becomes a gerund phrase — "concentrating during your commute", "not having to
+remember to charge", "the delivery arriving on tuesday evening" — so every template reads as a
+sentence. Noun phrases ("long battery life") are left alone.
+
+Word classes and lemmas come from the spaCy lookup tables that ship with `spacy-lookups-data`
+(loaded once per process by `WordForms.load`); without them only the pronouns change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+_PRONOUNS = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'd": "you'd",
+    "i'll": "you'll",
+    "we": "you",
+    "us": "you",
+    "our": "your",
+    "ours": "yours",
+    "ourselves": "yourselves",
+}
+_AGREEMENT = {("you", "was"): "were", ("you", "am"): "are", ("you", "wasn't"): "weren't"}
+_BE = {"am", "is", "are", "was", "were", "be", "'m", "'s", "'re"}
+_NEGATED_DO = {"don't", "dont", "didn't", "didnt", "doesn't", "doesnt"}
+_DO = {"do", "did", "does"}
+_CAN = {"can", "could"}
+_CANNOT = {"can't", "cant", "cannot", "couldn't", "couldnt"}
+_SUBJECTS = {
+    "nobody",
+    "everybody",
+    "somebody",
+    "everyone",
+    "someone",
+    "nothing",
+    "everything",
+    "something",
+    "they",
+    "he",
+    "she",
+    "it",
+    "you",
+    "things",
+    "people",
+}
+# Words that follow a verb far more often than a noun ("check out", "book a slot", "focus on").
+_AFTER_VERB = {
+    "a",
+    "an",
+    "the",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "me",
+    "you",
+    "him",
+    "them",
+    "it",
+    "to",
+    "out",
+    "up",
+    "down",
+    "off",
+    "away",
+    "back",
+    "on",
+    "in",
+    "into",
+    "at",
+    "over",
+    "through",
+    "with",
+    "without",
+    "for",
+    "from",
+    "about",
+    "less",
+    "more",
+    "too",
+    "so",
+    "very",
+    "really",
+    "clearly",
+    "last",
+    "every",
+    "all",
+    "some",
+    "any",
+    "no",
+    "what",
+    "when",
+    "that",
+    "this",
+    "twice",
+    "early",
+    "late",
+    "ready",
+}
+# Verbs that take an adjective ("feel calm", "stay fit").
+_COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound"}
+# Two-syllable verbs stressed on the last syllable double their final consonant.
+_DOUBLE = {
+    "forget",
+    "begin",
+    "prefer",
+    "admit",
+    "readmit",
+    "regret",
+    "refer",
+    "commit",
+    "omit",
+    "occur",
+    "permit",
+    "submit",
+    "equip",
+    "control",
+    "upset",
+    "forbid",
+}
+# Past forms the lookup table reads as nouns ("saw") or leaves alone.
+_IRREGULAR_PAST = {
+    "saw": "see",
+    "felt": "feel",
+    "found": "find",
+    "left": "leave",
+    "rang": "ring",
+    "wore": "wear",
+}
+# Verbs that start a label as a doing even though they can be nouns ("have money left over",
+# "concentrate during your commute", "spend less time").
+_LEAD_VERBS = {
+    "have",
+    "get",
+    "go",
+    "make",
+    "take",
+    "give",
+    "keep",
+    "spend",
+    "save",
+    "wear",
+    "hear",
+    "feel",
+    "see",
+    "know",
+    "find",
+    "tell",
+    "let",
+    "help",
+    "run",
+    "pay",
+    "buy",
+    "bring",
+    "leave",
+    "miss",
+    "wait",
+    "arrive",
+    "forget",
+    "remember",
+    "understand",
+    "stop",
+    "start",
+    "finish",
+    "plan",
+    "prepare",
+    "book",
+    "order",
+    "copy",
+    "unpack",
+    "check",
+    "talk",
+    "use",
+    "learn",
+    "choose",
+    "decide",
+    "compare",
+    "read",
+    "watch",
+    "listen",
+    "concentrate",
+    "focus",
+    "relax",
+    "enjoy",
+    "avoid",
+    "afford",
+    "borrow",
+    "carry",
+    "drive",
+    "ring",
+    "phone",
+    "call",
+    "chase",
+    "explain",
+    "treat",
+    "need",
+    "want",
+    "try",
+    "put",
+    "come",
+    "do",
+    "be",
+    "stay",
+    "look",
+    "work",
+    "sleep",
+    "eat",
+    "drink",
+    "cook",
+    "catch",
+    "meet",
+    "share",
+    "pick",
+    "switch",
+    "reach",
+    "react",
+}
+_VOWELS = set("aeiou")
+_DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
+_WORD = re.compile(r"[a-z']+|[^a-z'\s]+")
+
+
+@dataclass(frozen=True)
+class WordForms:
+    """Lemmas and word classes of English words (lower case)."""
+
+    # word -> lemma; spaCy's lookup `Table` is keyed by string hashes, so it is asked, not iterated
+    lemmas: Mapping[str, str] | Mapping[int, str] = field(default_factory=dict)
+    verbs: frozenset[str] = frozenset()
+    nouns: frozenset[str] = frozenset()
+    adjectives: frozenset[str] = frozenset()
+
+    @classmethod
+    def load(cls) -> WordForms:
+        """From spaCy's English lookup tables (about a second; do it once per process)."""
+        from spacy.lookups import load_lookups  # heavy import: only when the tables are wanted
+
+        lookups = load_lookups("en", ["lemma_lookup", "lemma_index"])
+        index = lookups.get_table("lemma_index")
+        return cls(
+            lemmas=lookups.get_table("lemma_lookup"),
+            verbs=frozenset(index["verb"]),
+            nouns=frozenset(index["noun"]),
+            adjectives=frozenset(index["adj"]),
+        )
+
+    def lemma(self, word: str) -> str:
+        """The lookup lemma of `word` (the word itself when unknown)."""
+        irregular = _IRREGULAR_PAST.get(word)
+        if irregular is not None:
+            return irregular
+        found = self.lemmas.get(word)  # type: ignore[call-overload]  # a Table hashes str keys itself
+        return str(found) if found else word
+
+    def is_verb_form(self, word: str) -> bool:
+        """Whether `word` is a verb or an inflection of one."""
+        return word in self.verbs or self.lemma(word) in self.verbs
+
+
+def gerund(verb: str) -> str:
+    """The -ing form of a base-form verb ("have" -> "having", "get" -> "getting", "lie" -> "lying")."""
+    if verb == "be":
+        return "being"
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith(("ee", "oe", "ye")) or verb in {"see", "be"}:
+        return verb + "ing"
+    if verb.endswith("e") and len(verb) > 2:
+        return verb[:-1] + "ing"
+    cvc = (
+        len(verb) >= 3
+        and verb[-1] not in _VOWELS | {"w", "x", "y"}
+        and verb[-2] in _VOWELS
+        and verb[-3] not in _VOWELS
+    )
+    one_syllable = sum(1 for ch in verb if ch in _VOWELS) == 1
+    if cvc and (one_syllable or verb in _DOUBLE):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+class SpokenLabels:
+    """Turns labels into what the interviewer says back (see the module docstring)."""
+
+    def __init__(self, forms: WordForms | None = None) -> None:
+        self._forms = forms or WordForms()
+
+    def say(self, label: str) -> tuple[str, bool]:
+        """The label as spoken back, and whether it became a (grammatically singular) gerund phrase."""
+        words = [_PRONOUNS.get(w, w) for w in _WORD.findall(label.lower())]
+        for i in range(1, len(words)):
+            words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
+        if not words:
+            return label, False
+        changed = self._as_noun_phrase(words)
+        if changed is None:
+            return _join(words), False
+        return _join(changed), True
+
+    def _as_noun_phrase(self, words: list[str]) -> list[str] | None:
+        first, rest = words[0], words[1:]
+        nxt = rest[0] if rest else ""
+        if first in _NEGATED_DO and nxt and self._verb_here(nxt, rest[1:2]):
+            return ["not", self._ing(nxt), *rest[1:]]
+        if first in _DO and nxt == "not" and len(rest) > 1:
+            return ["not", self._ing(rest[1]), *rest[2:]]
+        if first == "never" and nxt and self._verb_here(nxt, rest[1:2]):
+            return ["never", self._ing(nxt), *rest[1:]]
+        if first in _CAN and nxt and self._verb_here(nxt, rest[1:2]):
+            return ["being", "able", "to", *rest]
+        if first in _CANNOT and nxt:
+            return ["not", "being", "able", "to", *rest]
+        if first in _BE and rest:
+            return ["being", *rest]
+        if first in _SUBJECTS and nxt and (nxt in _BE or self._forms.is_verb_form(nxt)):
+            return [first, self._ing(nxt), *rest[1:]]
+        if self._starts_with_verb(words):
+            return [self._ing(first), *rest]
+        if self._subject_clause(words):
+            start = 1 if words[0] in _DETERMINERS else 0
+            return [*words[: start + 1], self._ing(words[start + 1]), *words[start + 2 :]]
+        return None
+
+    def _ing(self, word: str) -> str:
+        if word in _BE:
+            return "being"
+        return gerund(self._forms.lemma(word))
+
+    def _verb_here(self, word: str, following: list[str]) -> bool:
+        forms = self._forms
+        if not forms.verbs:
+            return True  # "don't X" / "can X": X is a verb whatever the tables say
+        return forms.is_verb_form(word) or bool(following)
+
+    def _starts_with_verb(self, words: list[str]) -> bool:
+        forms = self._forms
+        if not forms.verbs:
+            return False
+        first = words[0]
+        nxt = words[1] if len(words) > 1 else ""
+        lemma = forms.lemma(first)
+        if lemma not in forms.verbs and first not in forms.verbs:
+            return False
+        if not nxt:
+            # a lone word is a thing ("work", "need") unless it is a past form ("explained")
+            return lemma != first and not first.endswith("s")
+        if first.endswith("s") and lemma != first:
+            # "respects my time" is a doing, "slots gone by tuesday" a thing
+            return nxt in _AFTER_VERB
+        if first.endswith("ed") or lemma != first:
+            return True  # "waited six hours", "saw a colleague's machine", "gave up instant"
+        if lemma in _LEAD_VERBS and nxt != "of":
+            return True
+        if first in forms.nouns or first in forms.adjectives:
+            # "control of your day", "long battery life" are things; "check out in the app",
+            # "book a delivery slot", "feel calm" are doings
+            return nxt in _AFTER_VERB or (first in _COPULAR and nxt in forms.adjectives)
+        return bool(nxt) or first.endswith("ed")
+
+    def _subject_clause(self, words: list[str]) -> bool:
+        """ "the delivery arrives on tuesday", "driver turns up with the crates": subject, verb, more."""
+        forms = self._forms
+        if not forms.verbs:
+            return False
+        start = 1 if words[0] in _DETERMINERS else 0
+        if len(words) < start + 3:
+            return False
+        verb, after = words[start + 1], words[start + 2]
+        if verb in _BE:
+            return True
+        return verb.endswith(("ed", "s")) and forms.is_verb_form(verb) and after in _AFTER_VERB
+
+
+def _join(words: list[str]) -> str:
+    return " ".join(words)

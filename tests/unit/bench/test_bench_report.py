@@ -1,0 +1,49 @@
+"""The target table reads the right figures and judges them against the issue's limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report import render_markdown, targets
+
+
+def _report(overhead: float, rate: float, slow: float, growth: float, cold: float) -> dict[str, Any]:
+    deferred = {
+        "llm_0ms": {"non_llm_overhead_ms": {"p50": overhead, "p95": overhead, "n": 20.0}},
+        "llm_300ms": {"turn_latency_ms": {"p50": slow, "p95": slow, "n": 12.0}},
+        "concurrency": [{"sessions": 1, "turns_per_s": 99.0}, {"sessions": 20, "turns_per_s": rate}],
+        "long_session": {
+            "turn50_over_turn5": growth,
+            "turns_answered": 50,
+            "ended_early_at": None,
+            "rss_mib_by_turn": {"10": {"graph_store": 100.0}, "50": {"graph_store": 104.0}},
+        },
+        "long_session_2": {"rss_mib_by_turn": {"0": {"graph_store": 104.0}, "50": {"graph_store": 112.0}}},
+    }
+    return {
+        "started": "t",
+        "machine": {"cpus": 2, "python": "3.11"},
+        "databases": {"sqlite": {"modes": {"deferred": deferred}, "cold_start": {"first_over_warm": cold}}},
+    }
+
+
+def test_targets_pass_and_fail_on_the_limits() -> None:
+    checks = {c["target"]: c for c in targets(_report(39.0, 21.0, 655.0, 1.4, 1.9))}
+    assert checks["p50 non-LLM overhead per turn at 0 ms (ms)"]["pass"] is True
+    assert checks["turns/s with 20 concurrent sessions at 0 ms"]["measured"] == 21.0
+    assert checks["p50 turn latency at 300 ms per call, deferred (ms)"]["pass"] is True
+    assert checks["first turn after start / warm turn"]["pass"] is True
+    first = "RSS growth, 1st 50-turn session (turn 10 → 50), graph_store (fraction)"
+    second = "RSS growth, 2nd 50-turn session (turn 0 → 50), graph_store (fraction)"
+    assert (checks[first]["measured"], checks[first]["pass"]) == (0.04, True)
+    assert (checks[second]["measured"], checks[second]["pass"]) == (0.077, False)
+    failing = targets(_report(41.0, 19.0, 661.0, 1.6, 2.1))
+    assert [c["pass"] for c in failing[:5]] == [False, False, False, False, False]
+
+
+def test_markdown_lists_every_target() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    assert markdown.count("\n| ") >= len(report["targets"])
+    assert "| p50 non-LLM overhead per turn at 0 ms (ms) | 39.0 | 40.0 | yes |" in markdown

@@ -1,0 +1,102 @@
+"""Filler and meta talk never becomes a node, in the offline extractor or from an LLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.extraction.checking import RawConcept, validate_items
+from services.extraction.engine import ExtractionEngine
+from services.extraction.filler import is_filler_label, is_meta, meta_spans
+from services.extraction.models import ConceptBrief, ExtractionRequest
+from shared.methodology import MethodologyRegistry
+
+
+@pytest.mark.parametrize(
+    "segment",
+    [
+        "I don't think there's anything deeper than that",
+        "it's simply what I care about",
+        "That's just what matters to me in the end",
+        "I can't really put it any other way",
+        "Well, that's really all there was to it",
+        "I don't think there's more to say about that",
+        "Nothing else comes to mind",
+        "I think I've told you everything that comes to mind",
+        "Hmm, I don't know",
+        "Good question",
+        "I'm really happy with that",
+        "That's a bit of a leading question",
+        "I hate that so much",
+    ],
+)
+def test_meta_segments(segment: str) -> None:
+    assert is_meta(segment)
+
+
+@pytest.mark.parametrize(
+    "segment",
+    [
+        "I don't know what I'd do without the noise cancelling",
+        "I'm not sure it's worth the price",
+        "That's important to me because I can focus",
+        "Nothing beats a long battery life",
+        "I'm happy with the battery",
+    ],
+)
+def test_content_is_not_meta(segment: str) -> None:
+    assert not is_meta(segment)
+
+
+def test_meta_spans_cover_a_remark_split_by_a_comma() -> None:
+    text = "I don't really know, to be honest. The price matters."
+    spans = meta_spans(text)
+    assert spans == [(0, len("I don't really know, to be honest"))]
+
+
+async def test_filler_answer_yields_no_node(offline_engine: ExtractionEngine) -> None:
+    request = ExtractionRequest(
+        session_id="s",
+        utterance_id="u",
+        text="I don't think there's anything deeper than that, it's simply what I care about. "
+        "I'm really happy with that.",
+        question="What does peace of mind give you?",
+        methodology="means_end_chain",
+        concept=ConceptBrief(id="headphones_mec", name="Wireless headphones"),
+    )
+    result = await offline_engine.extract(request)
+    assert result.concepts == () and result.relationships == ()
+
+
+async def test_filler_next_to_content_keeps_the_content(offline_engine: ExtractionEngine) -> None:
+    request = ExtractionRequest(
+        session_id="s",
+        utterance_id="u",
+        text="Good question. I really care about the long battery life. I'm really happy with that.",
+        question="What do you look for?",
+        methodology="means_end_chain",
+        concept=ConceptBrief(id="headphones_mec", name="Wireless headphones"),
+    )
+    result = await offline_engine.extract(request)
+    assert [c.label for c in result.concepts] == ["long battery life"]
+
+
+def test_an_llm_filler_label_is_dropped_with_a_warning(methodologies: MethodologyRegistry) -> None:
+    text = "I don't think there's anything deeper than that. It gives me peace of mind."
+    concepts, _, warnings = validate_items(
+        [
+            RawConcept(
+                label="nothing deeper than that",
+                node_type="terminal_value",
+                quote="anything deeper than that",
+            ),
+            RawConcept(label="peace of mind", node_type="terminal_value", quote="peace of mind"),
+        ],
+        [],
+        text=text,
+        utterance_id="u",
+        methodology=methodologies.get("means_end_chain"),
+    )
+    assert [c.label for c in concepts] == ["peace of mind"]
+    assert any("filler" in w for w in warnings)
+    assert is_filler_label("don't think there's anything deeper")
+    assert not is_filler_label("not sure it's worth the price")

@@ -1,0 +1,163 @@
+"""Links the offline extractor recovers: "X because Y", "X so that Y", "which means", anaphoric
+"that's important to me because", restated items from earlier turns, and narrative sequences."""
+
+from __future__ import annotations
+
+from services.extraction.engine import ExtractionEngine
+from services.extraction.models import ConceptBrief, ExistingNode, ExtractionRequest, ExtractionResult
+
+CONCEPTS = {
+    "means_end_chain": ConceptBrief(id="headphones_mec", name="Wireless headphones"),
+    "critical_incident": ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"),
+    "jobs_to_be_done": ConceptBrief(id="coffee_jtbd", name="Morning coffee"),
+    "repertory_grid": ConceptBrief(id="streaming_services_repgrid", name="Video streaming services"),
+}
+
+
+async def _extract(
+    engine: ExtractionEngine,
+    methodology: str,
+    text: str,
+    question: str = "",
+    existing: tuple[tuple[str, str], ...] = (),
+) -> ExtractionResult:
+    return await engine.extract(
+        ExtractionRequest(
+            session_id="s",
+            utterance_id="u",
+            text=text,
+            question=question,
+            methodology=methodology,
+            concept=CONCEPTS[methodology],
+            existing_nodes=tuple(
+                ExistingNode(node_id=f"n{i}", label=label, node_type=node_type)
+                for i, (label, node_type) in enumerate(existing)
+            ),
+        )
+    )
+
+
+def _edges(result: ExtractionResult) -> set[tuple[str, str, str]]:
+    return {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
+
+
+def _types(result: ExtractionResult) -> dict[str, str]:
+    return {c.label: c.node_type for c in result.concepts}
+
+
+def _linked(result: ExtractionResult, source: str, edge_type: str, target: str) -> bool:
+    """An edge whose endpoint labels contain the given words (labels are shaped, e.g. "being" dropped)."""
+    return any(
+        set(source.split()) <= set(s.split()) and e == edge_type and set(target.split()) <= set(t.split())
+        for s, e, t in _edges(result)
+    )
+
+
+async def test_importance_linked_to_the_item_the_question_named(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "That's important to me because I can concentrate during my commute.",
+        question="What is it about noise cancelling that matters to you?",
+        existing=(("noise cancelling", "attribute"),),
+    )
+    assert ("noise cancelling", "leads_to", "concentrate during my commute") in _edges(result)
+
+
+async def test_that_points_back_to_the_clause_before(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "I feel relaxed before exams, and that's important because in the end it's about happiness.",
+        question="Why does that matter to you?",
+    )
+    assert _types(result)["happiness"] == "terminal_value"
+    assert _linked(result, "feel relaxed", "leads_to", "happiness"), _edges(result)
+
+
+async def test_its_about_is_not_read_as_it_has(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine, "means_end_chain", "Well, in the end it's about security.", question="Why?"
+    )
+    assert _types(result) == {"security": "terminal_value"}
+
+
+async def test_the_bare_reason_side_becomes_the_rung_below(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "For me being sensible with money matters because ultimately it's about security.",
+        question="What does saving money give you?",
+    )
+    types = _types(result)
+    assert types.get("sensible with money") == "instrumental_value", types
+    assert _linked(result, "sensible with money", "leads_to", "security"), _edges(result)
+
+
+async def test_a_restated_item_from_an_earlier_turn_is_linked(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "I have money left over for holidays, which matters because ultimately it's about being responsible "
+        "with money.",
+        question="What does that give you?",
+        existing=(("have money left over for holidays", "functional_consequence"),),
+    )
+    assert _linked(result, "have money left over for holidays", "leads_to", "responsible with money")
+    # one item, one type: the named value ("being responsible") is not also a terminal value
+    assert _types(result).get("responsible with money") == "instrumental_value", _types(result)
+    assert len(result.concepts) == 2
+
+
+async def test_because_of_that_after_and_links_the_clause_before(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "Dad waited five hours for transport that never came, and because of that nobody checked on him "
+        "in the discharge lounge.",
+        question="What happened next?",
+    )
+    edges = _edges(result)
+    assert any(
+        s.startswith("waited five hours") and t.startswith("nobody checked") and e == "leads_to"
+        for s, e, t in edges
+    ), edges
+
+
+async def test_an_explanation_after_that_was_because_is_an_attribution(
+    offline_engine: ExtractionEngine,
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "Everything was ready when he got home, and I think that was because they involved the family early.",
+        question="How did that turn out?",
+    )
+    types = _types(result)
+    assert types.get("involved the family early") == "attribution", types
+    assert any(e == "attributed_to" and t == "involved the family early" for _, e, t in _edges(result))
+
+
+async def test_a_narrative_sequence_gives_ordered_events(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "jobs_to_be_done",
+        "I missed my train twice in one week, and then I saw a colleague's capsule machine in the office.",
+        question="What happened first?",
+    )
+    edges = _edges(result)
+    assert any(e == "precedes" and s.startswith("missed my train") for s, e, _ in edges), edges
+
+
+async def test_two_poles_on_either_side(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "On one side it's no adverts, on the other constant adverts.",
+        question="How are two of them alike and different from the third?",
+    )
+    types = _types(result)
+    assert types.get("no adverts") == "emergent_pole" and types.get("constant adverts") == "implicit_pole", (
+        types
+    )
+    assert ("no adverts", "contrasts_with", "constant adverts") in _edges(result)

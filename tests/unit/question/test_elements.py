@@ -1,0 +1,83 @@
+"""Repertory-grid triads present elements only, never a pole or construct posing as one."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.question.elements import element_name, element_types, triad_labels
+from services.question.models import FocusNode, GraphDigest, Speaker, Utterance
+from services.question.offline import FollowUpComposer
+from shared.methodology import MethodologyRegistry
+from tests.unit.question.conftest import follow_up
+
+# Graph labels are lower-cased by extraction; the respondent wrote the names with capitals.
+LABELS = ("lots of original shows", "netflix", "worth my evening", "youtube", "disney+", "endless scrolling")
+POLES = {"lots of original shows", "worth my evening", "endless scrolling"}
+SAID = (
+    Utterance(speaker=Speaker.INTERVIEWER, text="Which streaming services do you know well?", turn_number=1),
+    Utterance(
+        speaker=Speaker.RESPONDENT,
+        text="I pay for Netflix and Disney+, and I watch YouTube every day. "
+        "Netflix has lots of original shows.",
+        turn_number=1,
+    ),
+)
+
+
+def test_names_written_with_capitals_are_elements() -> None:
+    said = [SAID[1].text]
+    assert element_name("netflix", said) == "Netflix"
+    assert element_name("disney+", said) == "Disney+"
+    assert element_name("lots of original shows", said) is None
+    assert element_name("my ideal service", said) == "my ideal service"  # a supplied element
+    # capitalised only because it starts a sentence: no evidence of a name
+    assert element_name("endless scrolling", ["Endless scrolling drives me mad."]) is None
+
+
+def test_the_focus_counts_only_when_its_node_type_is_an_element(methodologies: MethodologyRegistry) -> None:
+    rgt = methodologies.get("repertory_grid")
+    assert element_types(rgt) == frozenset({"element"})
+    pole = FocusNode(node_id="p", label="lots of original shows", node_type="emergent_pole")
+    assert triad_labels(LABELS, pole, rgt, SAID)[0] == ""
+    element = FocusNode(node_id="e", label="netflix", node_type="element")
+    assert triad_labels(LABELS, element, rgt, SAID)[0] == "Netflix"
+
+
+@pytest.mark.parametrize("turn", range(3, 12))
+def test_a_triad_never_names_a_pole_or_construct(methodologies: MethodologyRegistry, turn: int) -> None:
+    rgt = methodologies.get("repertory_grid")
+    triad = rgt.strategy("triad_elicitation")
+    assert triad is not None
+    req = follow_up(
+        methodology="repertory_grid",
+        strategy="triad_elicitation",
+        label="",
+        turn=turn,
+        recent_turns=SAID,
+        graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
+    )
+    question = FollowUpComposer(req, rgt, triad).compose()
+    lowered = question.lower()
+    assert not [p for p in POLES if p in lowered], question
+    named = [e for e in ("Netflix", "YouTube", "Disney+") if e in question]
+    assert named == [] or len(named) == 3, question
+
+
+def test_without_three_elements_the_triad_is_asked_in_general_terms(
+    methodologies: MethodologyRegistry,
+) -> None:
+    rgt = methodologies.get("repertory_grid")
+    triad = rgt.strategy("triad_elicitation")
+    assert triad is not None
+    for turn in range(3, 9):
+        req = follow_up(
+            methodology="repertory_grid",
+            strategy="triad_elicitation",
+            label="",
+            turn=turn,
+            recent_turns=SAID,
+            graph_summary=GraphDigest(node_count=3, node_labels=("netflix", *sorted(POLES))),
+        )
+        question = FollowUpComposer(req, rgt, triad).compose()
+        assert not [p for p in POLES if p in question.lower()], question
+        assert "alike" in question or "odd one out" in question or "belong together" in question, question

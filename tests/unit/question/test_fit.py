@@ -1,0 +1,63 @@
+"""The question fits the kind of node in focus: no ladder above a terminal value, no event
+question about a person, no pole question about a repertory-grid element."""
+
+from __future__ import annotations
+
+from services.question.fit import fitting_family, participant_types
+from services.question.models import FocusNode, GraphDigest
+from services.question.offline import FollowUpComposer
+from shared.methodology import MethodologyRegistry
+from tests.unit.question.conftest import follow_up
+
+
+def _ask(
+    methodologies: MethodologyRegistry, methodology: str, strategy: str, focus: FocusNode, turn: int
+) -> str:
+    cfg = methodologies.get(methodology)
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None
+    req = follow_up(
+        methodology=methodology,
+        strategy=strategy,
+        turn=turn,
+        focus=focus,
+        graph_summary=GraphDigest(node_count=3, node_labels=("netflix", "youtube", "disney+")),
+    )
+    return FollowUpComposer(req, cfg, chosen).compose()
+
+
+def test_participants_are_the_types_only_ever_pointed_at(methodologies: MethodologyRegistry) -> None:
+    assert participant_types(methodologies.get("critical_incident")) == frozenset({"actor"})
+    assert participant_types(methodologies.get("means_end_chain")) == frozenset()
+
+
+def test_a_terminal_value_is_confirmed_not_laddered(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    value = FocusNode(node_id="v", label="security", node_type="terminal_value")
+    assert fitting_family("ladder_up", value, mec) == "top"
+    attribute = FocusNode(node_id="a", label="long battery life", node_type="attribute")
+    assert fitting_family("ladder_up", attribute, mec) == "ladder_up"
+    for turn in range(3, 9):
+        question = _ask(methodologies, "means_end_chain", "deepen", value, turn)
+        assert "security" in question
+        assert not question.lower().startswith(("why", "what does", "what is it about")), question
+
+
+def test_a_person_is_asked_what_they_did(methodologies: MethodologyRegistry) -> None:
+    nurse = FocusNode(node_id="n", label="the discharge nurse", node_type="actor")
+    for turn in range(3, 9):
+        question = _ask(methodologies, "critical_incident", "trace_actions", nurse, turn)
+        assert "during the discharge nurse" not in question and "of the discharge nurse" not in question
+        assert (
+            "What did the discharge nurse" in question
+            or "How did the discharge nurse" in question
+            or ("what the discharge nurse did" in question)
+        ), question
+
+
+def test_an_element_gets_a_comparison_not_a_pole_question(methodologies: MethodologyRegistry) -> None:
+    netflix = FocusNode(node_id="e", label="netflix", node_type="element")
+    for turn in range(3, 9):
+        question = _ask(methodologies, "repertory_grid", "elicit_opposite_pole", netflix, turn)
+        assert "opposite" not in question.lower() and "other end" not in question.lower(), question
+        assert "netflix" in question.lower()

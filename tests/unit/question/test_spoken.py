@@ -1,0 +1,104 @@
+"""Labels are said back in the second person and as noun phrases, so every template reads as a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.question.models import FocusNode
+from services.question.offline import FollowUpComposer
+from services.question.spoken import SpokenLabels, gerund
+from shared.methodology import MethodologyRegistry
+from tests.unit.question.conftest import follow_up
+
+
+@pytest.mark.parametrize(
+    ("verb", "ing"),
+    [
+        ("have", "having"),
+        ("get", "getting"),
+        ("lie", "lying"),
+        ("see", "seeing"),
+        ("wait", "waiting"),
+        ("plan", "planning"),
+        ("forget", "forgetting"),
+        ("open", "opening"),
+        ("be", "being"),
+        ("fix", "fixing"),
+    ],
+)
+def test_gerund(verb: str, ing: str) -> None:
+    assert gerund(verb) == ing
+
+
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
+        ("concentrate during my commute", "concentrating during your commute"),
+        ("don't have to remember to charge", "not having to remember to charge"),
+        ("feel organised and prepared", "feeling organised and prepared"),
+        ("waited six hours for the discharge letter", "waiting six hours for the discharge letter"),
+        ("saw a colleague's capsule machine", "seeing a colleague's capsule machine"),
+        ("realised i was always tired", "realising you were always tired"),
+        ("can focus on the train", "being able to focus on the train"),
+        ("nobody owned the discharge", "nobody owning the discharge"),
+        ("the delivery arrives on tuesday evening", "the delivery arriving on tuesday evening"),
+        ("book a delivery slot", "booking a delivery slot"),
+    ],
+)
+def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
+    assert spoken.say(label) == (said, True)
+
+
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
+        ("long battery life", "long battery life"),
+        ("control of my day", "control of your day"),
+        ("peace of mind", "peace of mind"),
+        ("energy drinks", "energy drinks"),
+        ("slots gone by tuesday", "slots gone by tuesday"),
+        ("price", "price"),
+        ("my ideal service", "your ideal service"),
+    ],
+)
+def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
+    assert spoken.say(label) == (said, False)
+
+
+def test_without_word_tables_only_pronouns_change() -> None:
+    assert SpokenLabels().say("concentrate during my commute") == ("concentrate during your commute", False)
+
+
+def test_a_ladder_question_about_a_clause_reads_as_a_sentence(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    focus = FocusNode(
+        node_id="n", label="have money left over for holidays", node_type="functional_consequence"
+    )
+    for turn in range(3, 10):
+        question = FollowUpComposer(follow_up(turn=turn, focus=focus), mec, deepen, spoken).compose()
+        assert "having money left over for holidays" in question, question
+        assert " are " not in f" {question} ", question  # one thing: "is", not "are" (after "holidays")
+
+
+def test_a_doing_is_asked_about_with_when_not_at(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    cjm = methodologies.get("customer_journey_mapping")
+    need = cjm.strategy("identify_need")
+    assert need is not None
+    focus = FocusNode(node_id="n", label="copy last week's order", node_type="action")
+    for turn in range(3, 10):
+        question = FollowUpComposer(
+            follow_up(
+                methodology="customer_journey_mapping", strategy="identify_need", turn=turn, focus=focus
+            ),
+            cjm,
+            need,
+            spoken,
+        ).compose()
+        assert "copying last week's order" in question, question
+        assert "at copying" not in question.lower() and "getting copying" not in question, question
