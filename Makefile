@@ -77,9 +77,7 @@ run: install
 	$(PY) -m cli --target 127.0.0.1:$${ORCHESTRATOR_PORT:-50051} $(CLI_ARGS)
 
 bench: install
-	mkdir -p .bench
-	$(PY) bench/bench_graph_store.py .bench/graph_store.json
-	$(PY) bench/bench_scoring.py .bench/scoring.json
+	$(PY) -m bench.run_bench --out .bench $(BENCH_ARGS)
 
 # Synthetic interviews (concept x persona, offline engine) through the public API of services started
 # on their own ports and SQLite files; reports, records and plots go to $(SIM_OUT).
