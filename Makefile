@@ -34,7 +34,8 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	# `npm ci` rejects this lock file (npm 11 and buf's per-platform optional packages), so install.
+	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(GEN_STAMP): $(PROTOS) scripts/gen_protos.py $(STAMP)
