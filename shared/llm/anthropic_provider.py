@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from shared.errors import LLMInvalidOutputError
 from shared.llm.base import LLMClientName, LLMResult, LLMUsage, TextDelta, TextResult
+from shared.llm.network import NetworkClientBase
 from shared.llm.observe import CallMeta, add_usage, get_llm_tracer, observed_call
 from shared.llm.settings import LLMClientSettings, LLMSettings
 from shared.llm.structured import Parsed, repair_message, schema_of, validate_data
@@ -18,7 +19,7 @@ from shared.llm.structured import Parsed, repair_message, schema_of, validate_da
 T = TypeVar("T", bound=BaseModel)
 
 
-class AnthropicLLMClient:
+class AnthropicLLMClient(NetworkClientBase):
     """A logical client backed by one shared `AsyncAnthropic` (created once by the factory)."""
 
     provider = "anthropic"
@@ -38,23 +39,6 @@ class AnthropicLLMClient:
         self._settings = settings
         self._sdk = sdk
         self._tracer = tracer or get_llm_tracer()
-
-    @property
-    def is_offline(self) -> bool:
-        """Always False: this client calls the network."""
-        return False
-
-    def _meta(self, purpose: str, temperature: float | None, session_id: str | None, chars: int) -> CallMeta:
-        return CallMeta(
-            client=self.name.value,
-            provider=self.provider,
-            model=self.model,
-            temperature=temperature,
-            max_tokens=self._config.max_tokens,
-            purpose=purpose,
-            session_id=session_id,
-            prompt_chars=chars,
-        )
 
     def _options(self, temperature: float | None) -> dict[str, Any]:
         options: dict[str, Any] = {}

@@ -77,20 +77,35 @@ class LLMClient(Protocol):
         ...
 
     async def complete_json(
-        self, *, system: str, user: str, schema: type[T], tool_name: str = "respond",
+        self,
+        *,
+        system: str,
+        user: str,
+        schema: type[T],
+        tool_name: str = "respond",
         session_id: str | None = None,
     ) -> LLMResult[T]:
         """Structured output validated against `schema` (one repair attempt, then LLMInvalidOutputError)."""
         ...
 
     async def complete_text(
-        self, *, system: str, user: str, temperature: float | None = None, session_id: str | None = None,
+        self,
+        *,
+        system: str,
+        user: str,
+        temperature: float | None = None,
+        session_id: str | None = None,
     ) -> TextResult:
         """A free-text completion."""
         ...
 
     def stream_text(
-        self, *, system: str, user: str, temperature: float | None = None, session_id: str | None = None,
+        self,
+        *,
+        system: str,
+        user: str,
+        temperature: float | None = None,
+        session_id: str | None = None,
     ) -> AsyncIterator[TextDelta]:
         """Text deltas in order, then one final `TextDelta(done=True, usage=...)`."""
         ...

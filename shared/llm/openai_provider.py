@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from shared.errors import LLMInvalidOutputError
 from shared.llm.base import LLMClientName, LLMResult, LLMUsage, TextDelta, TextResult
+from shared.llm.network import NetworkClientBase
 from shared.llm.observe import CallMeta, add_usage, get_llm_tracer, observed_call
 from shared.llm.settings import LLMClientSettings, LLMSettings
 from shared.llm.structured import json_instructions, parse_json_text, repair_message
@@ -22,7 +23,7 @@ def _temperature(value: float | None) -> dict[str, float]:
     return {} if value is None else {"temperature": value}
 
 
-class OpenAICompatibleLLMClient:
+class OpenAICompatibleLLMClient(NetworkClientBase):
     """A logical client backed by one shared `AsyncOpenAI` (base URL + key select the vendor)."""
 
     def __init__(
@@ -42,23 +43,6 @@ class OpenAICompatibleLLMClient:
         self._settings = settings
         self._sdk = sdk
         self._tracer = tracer or get_llm_tracer()
-
-    @property
-    def is_offline(self) -> bool:
-        """Always False: this client calls the network."""
-        return False
-
-    def _meta(self, purpose: str, temperature: float | None, session_id: str | None, chars: int) -> CallMeta:
-        return CallMeta(
-            client=self.name.value,
-            provider=self.provider,
-            model=self.model,
-            temperature=temperature,
-            max_tokens=self._config.max_tokens,
-            purpose=purpose,
-            session_id=session_id,
-            prompt_chars=chars,
-        )
 
     async def _create(
         self, meta: CallMeta, messages: list[dict[str, Any]], **kwargs: Any
