@@ -58,12 +58,16 @@ def triad_labels(
     focus: FocusNode,
     methodology: MethodologyConfig,
     recent_turns: Sequence[Utterance],
+    asked: Sequence[str] = (),
 ) -> tuple[str, list[str]]:
     """The focus label if it is an element (else "") and the other labels that are elements.
 
-    Labels come back as the respondent wrote them ("Netflix", not "netflix").
+    Evidence is what the respondent said recently and the earlier questions (`asked`): a name this
+    interviewer already presented as an element, capitalised as the respondent wrote it, stays one
+    after the answer that named it has left the recent window. Labels come back as the respondent
+    wrote them ("Netflix", not "netflix").
     """
-    said = [u.text for u in recent_turns if u.speaker is Speaker.RESPONDENT]
+    said = [u.text for u in recent_turns if u.speaker is Speaker.RESPONDENT] + list(asked)
     focus_label = focus.label.strip()
     if focus.node_type:
         is_element = focus.node_type in element_types(methodology)

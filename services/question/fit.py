@@ -36,6 +36,18 @@ def participant_types(methodology: MethodologyConfig) -> frozenset[str]:
     )
 
 
+def pole_types(methodology: MethodologyConfig) -> frozenset[str]:
+    """Node types joined by a contrast edge (a repertory grid's emergent and implicit poles)."""
+    return frozenset(
+        t
+        for e in methodology.ontology.edges
+        if e.name.startswith("contrast")
+        for pair in e.permitted_connections
+        if pair[0] != pair[1]
+        for t in pair
+    )
+
+
 def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig) -> str:
     """`family`, or the family that asks the same strategy's question of this kind of node."""
     node = methodology.node_type(focus.node_type) if focus.node_type else None
@@ -44,6 +56,10 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
     repertory = tpl.method_key(methodology.name) == "repertory_grid"
     if repertory and family in _POLAR and node.name in element_types(methodology):
         return "triad"
+    poles = pole_types(methodology)
+    if family == "opposite_pole" and poles and node.name not in poles:
+        # "what is the opposite of 'not wasting your time'?": a construct above the poles is laddered
+        family = "ladder_up"
     if family in _EVENTUAL and node.name in participant_types(methodology):
         return "actor"
     if family in _UPWARD and node.terminal:

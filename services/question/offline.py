@@ -82,6 +82,19 @@ def render_chain(labels: Sequence[str], methodology: str) -> str | None:
     return f"{cleaned[0]} {verb} {cleaned[1]}" + "".join(f", and that leads to {c}" for c in cleaned[2:])
 
 
+# Lead-ins this engine and the rephrasing put before a question (intent replies, rewordings).
+_LEAD_INS = re.compile(
+    r"^(?:No problem, let's leave that one\. |Thanks for sharing that\. Coming back to [^,]+, "
+    r"|Let me put that more simply: |In other words, |Put another way, |Coming back to [^,]+ for a moment, "
+    r"|Let me ask about [^:]+ another way: |Thinking again about [^,]+, )+",
+)
+
+
+def _without_lead_in(question: str) -> str:
+    stripped = _LEAD_INS.sub("", question)
+    return stripped[:1].upper() + stripped[1:] if stripped != question else question
+
+
 _PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n) \{focus\}")
 
 
@@ -118,7 +131,10 @@ class FollowUpComposer:
             self._family = fitting_family(self._family, request.focus, methodology)
         self._topic = topic_phrase(request.concept)
         self._seed = stable_index(request.session_id, request.turn_number)
-        self._asked = {normalise_question(q) for q in request.previous_questions}
+        # a question asked behind a lead-in ("Thanks for sharing that. Coming back to …, ") was asked
+        self._asked = {
+            normalise_question(form) for q in request.previous_questions for form in (q, _without_lead_in(q))
+        }
 
     @property
     def family(self) -> str:
@@ -151,7 +167,9 @@ class FollowUpComposer:
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain
-        triad = self._triad(*triad_labels(labels, req.focus, self._methodology, req.recent_turns))
+        triad = self._triad(
+            *triad_labels(labels, req.focus, self._methodology, req.recent_turns, req.previous_questions)
+        )
         if triad:
             values.update(zip(("a", "b", "c"), triad, strict=True))
         return values

@@ -14,7 +14,6 @@ Word classes and lemmas come from the spaCy lookup tables that ship with `spacy-
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -233,7 +232,6 @@ _LEAD_VERBS = {
 }
 _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
-_WORD = re.compile(r"[a-z']+|[^a-z'\s]+")
 
 
 @dataclass(frozen=True)
@@ -303,7 +301,8 @@ class SpokenLabels:
 
     def say(self, label: str) -> tuple[str, bool]:
         """The label as spoken back, and whether it became a (grammatically singular) gerund phrase."""
-        words = [_PRONOUNS.get(w, w) for w in _WORD.findall(label.lower())]
+        # split on spaces only: "disney+" and "week's" stay one word
+        words = [_PRONOUNS.get(w, w) for w in label.lower().replace("’", "'").split()]
         for i in range(1, len(words)):
             words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
         if not words:

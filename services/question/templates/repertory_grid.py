@@ -29,6 +29,9 @@ FAMILIES: dict[str, Templates] = {
             "If you compare {focus} with two other options you know well, how are two of them alike and the third "
             "different?",
             "Thinking of {focus} and two alternatives you've used, which one stands apart from the others, and why?",
+            "Picture {focus} next to two other options you know: which one stands apart from the other two, and how?",
+            "Alongside {focus}, think of two others you know. In what way are two of them alike and the third different?",
+            "When you put {focus} beside two other options, which is the odd one out for you, and why?",
         ),
         summary=(
             "Thinking about {a}, {b} and {c}, in what important way are two of them alike and different from the "
@@ -39,6 +42,8 @@ FAMILIES: dict[str, Templates] = {
             "different from the third?",
             "If you picture one {topic} option you like, one you dislike and one you've stopped using, how are "
             "two of them alike and different from the third?",
+            "Pick any three {topic} options you know: which two belong together for you, and why not the third?",
+            "Of three {topic} options you have used, which two are alike in a way that matters to you, and how is the third different?",
         ),
         keywords=("triad", "two of these alike", "three of the elements", "third"),
     ),

@@ -81,3 +81,11 @@ def test_without_three_elements_the_triad_is_asked_in_general_terms(
         question = FollowUpComposer(req, rgt, triad).compose()
         assert not [p for p in POLES if p in question.lower()], question
         assert "alike" in question or "odd one out" in question or "belong together" in question, question
+
+
+def test_a_name_already_presented_as_an_element_stays_one(methodologies: MethodologyRegistry) -> None:
+    """The answer that named Netflix has left the recent window; the earlier triad question kept it."""
+    rgt = methodologies.get("repertory_grid")
+    asked = ("Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike?",)
+    focus, others = triad_labels(LABELS, FocusNode(), rgt, (), asked)
+    assert focus == "" and others == ["Netflix", "YouTube", "Disney+"]

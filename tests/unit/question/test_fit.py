@@ -61,3 +61,15 @@ def test_an_element_gets_a_comparison_not_a_pole_question(methodologies: Methodo
         question = _ask(methodologies, "repertory_grid", "elicit_opposite_pole", netflix, turn)
         assert "opposite" not in question.lower() and "other end" not in question.lower(), question
         assert "netflix" in question.lower()
+
+
+def test_a_construct_above_the_poles_is_laddered_not_given_an_opposite(
+    methodologies: MethodologyRegistry,
+) -> None:
+    rgt = methodologies.get("repertory_grid")
+    construct = FocusNode(node_id="s", label="doesn't waste my time", node_type="superordinate_construct")
+    assert fitting_family("opposite_pole", construct, rgt) == "ladder_up"
+    value = FocusNode(node_id="v", label="being in control of my time", node_type="core_value")
+    assert fitting_family("opposite_pole", value, rgt) == "top"
+    pole = FocusNode(node_id="p", label="no adverts", node_type="emergent_pole")
+    assert fitting_family("opposite_pole", pole, rgt) == "opposite_pole"

@@ -344,3 +344,13 @@ def test_rephrase_is_simpler_and_differs(question: str, contains: str) -> None:
     assert normalise_question(text) != normalise_question(question)
     assert text.count("?") == 1 and text.endswith("?")
     assert "Thanks for that" not in text
+
+
+def test_a_question_asked_behind_a_lead_in_is_not_asked_again(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    deepen = mec.strategy("deepen")
+    assert deepen is not None
+    first = FollowUpComposer(follow_up(turn=5), mec, deepen).compose()
+    earlier = "Thanks for sharing that. Coming back to wireless headphones, " + first[0].lower() + first[1:]
+    again = FollowUpComposer(follow_up(turn=5, previous_questions=(earlier,)), mec, deepen).compose()
+    assert normalise_question(again) != normalise_question(first)
