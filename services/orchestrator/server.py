@@ -41,6 +41,7 @@ class Orchestrator:
     engine: AsyncEngine
     deps: Dependencies
     servicer: InterviewServicer
+    lock_engine: AsyncEngine
 
     def registrations(self) -> list[ServiceRegistration]:
         """The public service for the bootstrap."""
@@ -56,6 +57,8 @@ class Orchestrator:
         """Close channels and the engine."""
         await self.deps.close()
         await self.engine.dispose()
+        if self.lock_engine is not self.engine:
+            await self.lock_engine.dispose()
 
 
 async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper | None = None) -> Orchestrator:
@@ -73,7 +76,20 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
     concepts.all()
     repo = OrchestratorRepository(engine)
     deps = Dependencies.connect(settings)
-    locks = SessionLocks(engine)
+    # The turn lock holds a connection for the whole turn; on PostgreSQL it gets its own pool so
+    # many concurrent turns cannot starve the stages of connections (a pool deadlock otherwise).
+    lock_engine = (
+        create_engine(
+            settings.database_url,
+            schema=schema,
+            pool_size=settings.max_concurrent_turns,
+            max_overflow=0,
+            pool_timeout=5,
+        )
+        if schema is not None
+        else engine
+    )
+    locks = SessionLocks(lock_engine)
     stage_deps = StageDeps(
         deps=deps,
         repo=repo,
@@ -88,7 +104,7 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
         Exporter(sessions, repo),
         Catalog(methodologies, concepts),
     )
-    return Orchestrator(settings, engine, deps, servicer)
+    return Orchestrator(settings, engine, deps, servicer, lock_engine)
 
 
 def termination_rules(settings: OrchestratorSettings) -> TerminationRules:

@@ -52,6 +52,9 @@ class OrchestratorSettings(ServiceSettings):
     recent_turns: int = Field(
         default=8, ge=2, description="Utterances of context sent to extraction and question."
     )
+    max_concurrent_turns: int = Field(
+        default=64, ge=1, description="PostgreSQL connections reserved for per-session turn locks."
+    )
     min_turn_for_saturation: int = Field(
         default=5, ge=1, description="Saturation rules apply from this turn."
     )

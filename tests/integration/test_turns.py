@@ -267,3 +267,13 @@ async def test_create_session_is_idempotent_on_request_id(suite: Suite) -> None:
     assert again.opening_question == first.opening_question
     listed = await suite.stub.ListSessions(pb.ListSessionsRequest(page_size=500))
     assert [s.session_id for s in listed.sessions].count(first.session.session_id) == 1
+
+
+async def test_many_concurrent_sessions_complete(suite: Suite) -> None:
+    # More concurrent turns than the database pool has connections: the turn locks must not starve
+    # the stages (PostgreSQL holds one lock connection per running turn).
+    sessions = [
+        (await create(suite.stub, "headphones_mec", max_turns=6)).session.session_id for _ in range(20)
+    ]
+    results = await asyncio.gather(*(answer(suite.stub, s, 1, MEC[0]) for s in sessions))
+    assert [r.turn_number for r in results] == [1] * 20
