@@ -64,6 +64,9 @@ _LEAD_DROP = frozenset(
         "his",
         "its",
         "her",
+        # "Again, like I said, waiting six hours …": a respondent's restating lead-in
+        "again",
+        "said",
     }
 )
 _TRAIL_DROP = frozenset(
