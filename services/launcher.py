@@ -96,9 +96,7 @@ async def run(names: Sequence[str], startup_timeout_s: float, grace_s: float) ->
         for name, _, _ in SERVICES:
             if name not in names:
                 continue
-            process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", f"services.{name}", env=env
-            )
+            process = await asyncio.create_subprocess_exec(sys.executable, "-m", f"services.{name}", env=env)
             children.append(Child(name, ports[name], process))
         healthy = await asyncio.gather(*(wait_healthy(c.port, startup_timeout_s) for c in children))
         failed = [c.name for c, ok in zip(children, healthy, strict=True) if not ok]

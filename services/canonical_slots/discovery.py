@@ -11,6 +11,7 @@ so concurrent calls for one session never corrupt support counts or create dupli
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +103,10 @@ class SlotDiscovery:
         self._methodologies = methodologies
         self._locks = locks
         self._config = config
+        # Runs in progress by (session, turn). The orchestrator's deferred discovery and the next
+        # turn's completion of it often arrive together; the second waits for the first instead of
+        # proposing and encoding everything again only to find the stored run at the end.
+        self._in_flight: dict[tuple[str, int], asyncio.Task[DiscoveryResult]] = {}
 
     def _methodology(self, name: str) -> MethodologyConfig | None:
         try:
@@ -110,7 +115,26 @@ class SlotDiscovery:
             return None
 
     async def discover(self, req: DiscoverSlotsInput) -> DiscoveryResult:
-        """Map `req.nodes` to slots (creating, merging, promoting) and aggregate `req.edges`."""
+        """Map `req.nodes` to slots (creating, merging, promoting) and aggregate `req.edges`.
+
+        Idempotent per (session, turn): a repeat returns the stored run marked `replayed`, and a
+        repeat while the first run is still in progress waits for it (single flight)."""
+        key = (req.session_id, req.turn_number)
+        running = self._in_flight.get(key)
+        if running is not None:
+            try:
+                result = await asyncio.shield(running)
+            except Exception:
+                return await self._discover_once(req)
+            return result.model_copy(update={"replayed": True})
+        task = asyncio.ensure_future(self._discover_once(req))
+        self._in_flight[key] = task
+        task.add_done_callback(lambda _: self._in_flight.pop(key, None))
+        # Shielded: a caller that gives up (deadline, cancelled RPC) does not cancel the run that
+        # a concurrent duplicate is waiting for; the run completes and is stored either way.
+        return await asyncio.shield(task)
+
+    async def _discover_once(self, req: DiscoverSlotsInput) -> DiscoveryResult:
         methodology = self._methodology(req.methodology) if req.methodology else None
         validate_discover(
             req,

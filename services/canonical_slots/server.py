@@ -35,6 +35,7 @@ async def main() -> None:
     embedder = Embedder()
     lemmatizer = Lemmatizer()
     llm = build_llm_clients(LLMSettings())
+    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
     try:
         async with open_core(
             settings,

@@ -72,6 +72,7 @@ async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = ExtractionSettings()
     llm = build_llm_clients(LLMSettings())
+    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
     pipeline = build_nlp(settings.spacy_model)  # once per process
     methodologies = MethodologyRegistry(settings.config_dir)
     engine = build_engine(settings, pipeline=pipeline, client=llm.extraction, methodologies=methodologies)

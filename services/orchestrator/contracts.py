@@ -98,6 +98,13 @@ class UsageRecord(BaseModel):
         )
 
 
+class PendingSlotDiscovery(BaseModel):
+    """A turn's DiscoverSlots request, sent in the background after the turn's response."""
+
+    turn: int
+    request: proto(slots_pb2.DiscoverSlotsRequest)  # type: ignore[valid-type]
+
+
 class SessionState(BaseModel):
     """Everything a turn needs from earlier turns, stored as JSON with the session."""
 
@@ -107,8 +114,9 @@ class SessionState(BaseModel):
     response_depth_history: list[int] = Field(default_factory=list)
     saturation: SaturationState = Field(default_factory=SaturationState)
     usage: dict[str, UsageRecord] = Field(default_factory=dict)
-    # Turns whose deferred slot discovery has not completed yet (retried at the next turn).
-    pending_slot_turns: list[int] = Field(default_factory=list)
+    # Deferred slot discovery: the requests of turns whose discovery runs after their response;
+    # the next turn re-sends them (DiscoverSlots is idempotent per turn) before its state computation.
+    pending_slots: list[PendingSlotDiscovery] = Field(default_factory=list)
 
 
 # -- stage outputs ---------------------------------------------------------------------------
@@ -168,9 +176,11 @@ class GraphUpdateOutput(Contract):
 
 
 class SlotDiscoveryOutput(Contract):
-    """Stage 4.5: slot discovery (inline) or its deferred completion."""
+    """Stage 4.5: this turn's slot discovery (inline), or the completion of earlier turns' deferred
+    discoveries (deferred: this turn's own runs after its response)."""
 
     response: proto(slots_pb2.DiscoverSlotsResponse) | None = None  # type: ignore[valid-type]
+    caught_up: proto_list(slots_pb2.DiscoverSlotsResponse) = Field(default_factory=list)  # type: ignore[valid-type]
     mode: str
     skipped: bool = False
 

@@ -1,11 +1,21 @@
-"""SQLAlchemy tables owned by the orchestrator: sessions, utterances, turns (with checkpoints)."""
+"""SQLAlchemy tables owned by the orchestrator: sessions, utterances, turns and their checkpoints."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -54,7 +64,7 @@ class UtteranceRow(Base):
 
 
 class TurnRow(Base):
-    """A turn attempt: the answer, each completed stage's checkpoint, and the final result."""
+    """A turn attempt: the answer, its status and the final result (checkpoints: `TurnCheckpointRow`)."""
 
     __tablename__ = "turns"
 
@@ -64,10 +74,29 @@ class TurnRow(Base):
     answer_text: Mapped[str] = mapped_column(Text)
     # in_progress | failed | completed
     status: Mapped[str] = mapped_column(String(16))
-    checkpoints: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     result: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=1)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class TurnCheckpointRow(Base):
+    """One completed stage's output (JSON) of an unfinished turn; deleted once the turn completes."""
+
+    __tablename__ = "turn_checkpoints"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["session_id", "turn_number"],
+            ["turns.session_id", "turns.turn_number"],
+            name="fk_turn_checkpoints_turn",
+            ondelete="CASCADE",
+        ),
+    )
+
+    session_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    turn_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    stage: Mapped[str] = mapped_column(String(32), primary_key=True)
+    payload: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

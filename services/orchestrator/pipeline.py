@@ -4,6 +4,12 @@ Stages are grouped; the items of a group run concurrently and an item may be a c
 run in order (srl → extraction runs concurrently with the rubric call). After each stage its output
 is checkpointed with the turn, so a turn that fails part-way resumes at the failed stage and reuses
 every stored output (LLM results included) instead of recomputing it.
+
+Checkpoints are written by a `CheckpointWriter` behind the pipeline: each stage's own output once
+(not the accumulated payload), in stage order, while the next stage already runs. A failing turn
+flushes the writer before it is marked failed, so a resume finds every output that was completed.
+A write lost with a crashed process only means that stage is recomputed on resume (every internal
+RPC is idempotent on its key), never a wrong result.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import ClassVar, TypeVar
 
 import structlog
 from opentelemetry import trace
@@ -23,7 +29,8 @@ from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 
 C = TypeVar("C", bound=Contract)
 EventSink = Callable[[orchestrator_pb2.StreamTurnResponse], Awaitable[None]]
-CheckpointSink = Callable[[dict[str, Any]], Awaitable[None]]
+# Writes (stage name, output JSON) pairs of one turn in one transaction.
+CheckpointSink = Callable[[list[tuple[str, str]]], Awaitable[None]]
 
 _log = structlog.get_logger("orchestrator.pipeline")
 _tracer = trace.get_tracer("interview.orchestrator.pipeline")
@@ -77,10 +84,6 @@ class PipelineContext:
         """Whether the stage's output exists."""
         return stage in self._outputs
 
-    def checkpoint_payload(self) -> dict[str, Any]:
-        """Every output so far as JSON (what the turn row stores)."""
-        return {stage.value: out.model_dump(mode="json") for stage, out in self._outputs.items()}
-
     async def send(self, event: orchestrator_pb2.StreamTurnResponse) -> None:
         """Forward an event to a streaming client, if any."""
         if self.emit is not None:
@@ -91,6 +94,8 @@ class Stage(ABC):
     """One pipeline stage: reads earlier contracts, writes its own."""
 
     name: StageName
+    # False for a stage whose output is committed with the turn itself (nothing left to resume).
+    checkpointed: ClassVar[bool] = True
 
     @abstractmethod
     async def run(self, ctx: PipelineContext) -> Contract:
@@ -101,21 +106,56 @@ Chain = Sequence[Stage]
 Group = Sequence[Chain]
 
 
+class CheckpointWriter:
+    """Persists stage outputs of one turn in the background, in the order the stages completed.
+
+    `put` never waits for the database: outputs queue up and one drain task writes whatever has
+    queued in a single transaction, so a turn pays neither a commit per stage nor the JSON encoding
+    on its critical path. A failed write is logged and dropped (the stage is recomputed on resume).
+    """
+
+    def __init__(self, sink: CheckpointSink, *, session_id: str, turn_number: int) -> None:
+        self._sink = sink
+        self._queue: list[tuple[StageName, Contract]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._log = _log.bind(session_id=session_id, turn=turn_number)
+
+    def put(self, stage: StageName, output: Contract) -> None:
+        """Queue a completed stage's output (contracts are frozen: serialising later is safe)."""
+        self._queue.append((stage, output))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                await self._sink([(stage.value, out.model_dump_json()) for stage, out in batch])
+            except Exception as exc:
+                self._log.warning(
+                    "checkpoint_write_failed", stages=[s.value for s, _ in batch], error=type(exc).__name__
+                )
+
+    async def flush(self) -> None:
+        """Wait until everything queued so far is written (or has failed and been logged)."""
+        while self._task is not None and not self._task.done():
+            await asyncio.shield(self._task)
+
+
 class TurnPipeline:
     """Runs groups of stage chains with checkpointing and resume."""
 
-    def __init__(self, groups: Sequence[Group], save_checkpoints: CheckpointSink) -> None:
+    def __init__(self, groups: Sequence[Group], writer: CheckpointWriter) -> None:
         self._groups = groups
-        self._save = save_checkpoints
-        self._save_lock = asyncio.Lock()
+        self._writer = writer
 
     @property
     def stage_names(self) -> list[StageName]:
         """Every stage in execution order."""
         return [stage.name for group in self._groups for chain in group for stage in chain]
 
-    async def run(self, ctx: PipelineContext, checkpoints: dict[str, Any]) -> None:
-        """Run every stage not already checkpointed; stored outputs are restored instead."""
+    async def run(self, ctx: PipelineContext, checkpoints: dict[str, str]) -> None:
+        """Run every stage not already checkpointed; stored outputs (JSON) are restored instead."""
         for group in self._groups:
             chains = [self._run_chain(ctx, chain, checkpoints) for chain in group]
             results = await asyncio.gather(*chains, return_exceptions=True)
@@ -123,16 +163,16 @@ class TurnPipeline:
             if failures:
                 raise failures[0]
 
-    async def _run_chain(self, ctx: PipelineContext, chain: Chain, checkpoints: dict[str, Any]) -> None:
+    async def _run_chain(self, ctx: PipelineContext, chain: Chain, checkpoints: dict[str, str]) -> None:
         for stage in chain:
             await self._run_stage(ctx, stage, checkpoints)
 
-    async def _run_stage(self, ctx: PipelineContext, stage: Stage, checkpoints: dict[str, Any]) -> None:
+    async def _run_stage(self, ctx: PipelineContext, stage: Stage, checkpoints: dict[str, str]) -> None:
         stored = checkpoints.get(stage.name.value)
         status = orchestrator_pb2.STAGE_STATUS_COMPLETED
         started = time.perf_counter()
         if stored is not None:
-            ctx.set(stage.name, CONTRACTS[stage.name].model_validate(stored))
+            ctx.set(stage.name, CONTRACTS[stage.name].model_validate_json(stored))
             status = orchestrator_pb2.STAGE_STATUS_REUSED
         else:
             await ctx.send(_stage_event(stage.name, orchestrator_pb2.STAGE_STATUS_STARTED, 0))
@@ -143,8 +183,8 @@ class TurnPipeline:
             ctx.set(stage.name, output)
             if getattr(output, "skipped", False):
                 status = orchestrator_pb2.STAGE_STATUS_SKIPPED
-            async with self._save_lock:
-                await self._save(ctx.checkpoint_payload())
+            if stage.checkpointed:
+                self._writer.put(stage.name, output)
         elapsed = int((time.perf_counter() - started) * 1000)
         ctx.timings.append(
             orchestrator_pb2.StageTiming(stage=stage.name.value, status=status, duration_ms=elapsed)

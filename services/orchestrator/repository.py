@@ -15,7 +15,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
-from services.orchestrator.models import SessionRow, TurnRow, UtteranceRow
+from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.errors import FailedPreconditionError, NotFoundError
 
 
@@ -106,6 +106,7 @@ class OrchestratorRepository:
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its utterances and turns."""
         async with self._sessions.begin() as db:
+            await db.execute(delete(TurnCheckpointRow).where(TurnCheckpointRow.session_id == session_id))
             await db.execute(delete(TurnRow).where(TurnRow.session_id == session_id))
             await db.execute(delete(UtteranceRow).where(UtteranceRow.session_id == session_id))
             result = await db.execute(delete(SessionRow).where(SessionRow.id == session_id))
@@ -178,7 +179,6 @@ class OrchestratorRepository:
                     request_id=request_id or None,
                     answer_text=text,
                     status="in_progress",
-                    checkpoints={},
                     attempts=1,
                     started_at=utc_now(),
                 )
@@ -194,13 +194,58 @@ class OrchestratorRepository:
                 row.status = "in_progress"
             return row
 
-    async def save_checkpoint(self, session_id: str, turn_number: int, checkpoints: dict[str, Any]) -> None:
-        """Replace the turn's checkpoints (all completed stage outputs so far)."""
+    async def save_checkpoints(
+        self, session_id: str, turn_number: int, outputs: Sequence[tuple[str, str]]
+    ) -> None:
+        """Store completed stages' outputs (stage name, JSON) in one transaction; a stage stored
+        already (a concurrent resume of the same turn wrote it first) keeps its first output."""
+        if not outputs:
+            return
+        now = utc_now()
+        async with self._sessions.begin() as db:
+            stages = [stage for stage, _ in outputs]
+            existing = set(
+                (
+                    await db.execute(
+                        select(TurnCheckpointRow.stage).where(
+                            TurnCheckpointRow.session_id == session_id,
+                            TurnCheckpointRow.turn_number == turn_number,
+                            TurnCheckpointRow.stage.in_(stages),
+                        )
+                    )
+                ).scalars()
+            )
+            rows = [
+                {
+                    "session_id": session_id,
+                    "turn_number": turn_number,
+                    "stage": stage,
+                    "payload": payload,
+                    "created_at": now,
+                }
+                for stage, payload in outputs
+                if stage not in existing
+            ]
+            if rows:
+                await db.execute(insert(TurnCheckpointRow), rows)
+
+    async def load_checkpoints(self, session_id: str, turn_number: int) -> dict[str, str]:
+        """The stored stage outputs of a turn (stage name → JSON)."""
+        async with self._sessions() as db:
+            result = await db.execute(
+                select(TurnCheckpointRow.stage, TurnCheckpointRow.payload).where(
+                    TurnCheckpointRow.session_id == session_id, TurnCheckpointRow.turn_number == turn_number
+                )
+            )
+            return {stage: payload for stage, payload in result.all()}
+
+    async def delete_checkpoints(self, session_id: str, turn_number: int) -> None:
+        """Drop a completed turn's checkpoints (its result is stored; nothing is left to resume)."""
         async with self._sessions.begin() as db:
             await db.execute(
-                update(TurnRow)
-                .where(TurnRow.session_id == session_id, TurnRow.turn_number == turn_number)
-                .values(checkpoints=dict(checkpoints))
+                delete(TurnCheckpointRow).where(
+                    TurnCheckpointRow.session_id == session_id, TurnCheckpointRow.turn_number == turn_number
+                )
             )
 
     async def fail_turn(self, session_id: str, turn_number: int, code: str, message: str) -> None:

@@ -9,6 +9,7 @@ import grpc
 import grpc.aio
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.orchestrator.background import BackgroundTasks
 from services.orchestrator.catalog import Catalog
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.exporter import Exporter
@@ -42,6 +43,7 @@ class Orchestrator:
     deps: Dependencies
     servicer: InterviewServicer
     lock_engine: AsyncEngine
+    background: BackgroundTasks
 
     def registrations(self) -> list[ServiceRegistration]:
         """The public service for the bootstrap."""
@@ -54,7 +56,8 @@ class Orchestrator:
         ]
 
     async def close(self) -> None:
-        """Close channels and the engine."""
+        """Let background work finish (bounded), then close channels and the engines."""
+        await self.background.join(self.settings.background_grace_s)
         await self.deps.close()
         await self.engine.dispose()
         if self.lock_engine is not self.engine:
@@ -97,14 +100,15 @@ async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper |
         methodologies=methodologies,
         rules=termination_rules(settings),
     )
+    background = BackgroundTasks()
     sessions = SessionService(settings, repo, deps, methodologies, concepts, locks)
     servicer = InterviewServicer(
         sessions,
-        TurnService(stage_deps, locks, stage_wrapper),
+        TurnService(stage_deps, locks, stage_wrapper, background),
         Exporter(sessions, repo),
         Catalog(methodologies, concepts),
     )
-    return Orchestrator(settings, engine, deps, servicer, lock_engine)
+    return Orchestrator(settings, engine, deps, servicer, lock_engine, background)
 
 
 def termination_rules(settings: OrchestratorSettings) -> TerminationRules:

@@ -19,6 +19,7 @@ from services.orchestrator.locks import SessionLocks
 from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository, utc_now
 from services.orchestrator.settings import OrchestratorSettings
+from services.orchestrator.stages.graph import complete_pending
 from shared.errors import FailedPreconditionError, InvalidArgumentError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
@@ -167,9 +168,22 @@ class SessionService:
         response = orchestrator_pb2.GetSessionGraphResponse(
             nodes=graph.nodes, edges=graph.edges, graph_state=state.graph_state
         )
-        if row.canonical_enabled and self._settings.enable_canonical_slots:
+        if self._canonical_on(row):
+            await self.complete_pending_slots(row)
             await self._canonical(session_id, response)
         return response
+
+    def _canonical_on(self, row: SessionRow) -> bool:
+        return row.canonical_enabled and self._settings.enable_canonical_slots
+
+    async def complete_pending_slots(self, row: SessionRow) -> None:
+        """Make sure every answered turn's deferred slot discovery has completed.
+
+        Deferred discovery runs after a turn's response; the next turn completes it, but a read of
+        the canonical graph (or an end or a delete) may come first. Re-sending the stored request
+        is idempotent per turn: a replay of the finished run, or a wait for the run in progress."""
+        if self._canonical_on(row):
+            await complete_pending(self._deps, SessionState.model_validate(row.state or {}).pending_slots)
 
     async def _canonical(self, session_id: str, out: orchestrator_pb2.GetSessionGraphResponse) -> None:
         deps = self._deps
@@ -246,6 +260,7 @@ class SessionService:
             row = await self._repo.get_session(session_id)
             if row.status == "completed":
                 return session_to_pb(row), row.current_question
+            await self.complete_pending_slots(row)  # the ended session's canonical graph is whole
             utterances = await self._repo.list_utterances(session_id)
             recent = [
                 common_pb2.ConversationTurn(speaker=u.speaker, text=u.text, turn_number=u.turn_number)  # type: ignore[arg-type]
@@ -278,7 +293,9 @@ class SessionService:
         """Delete the session's data in every service (graph and slots first, then our own rows)."""
         _require_session_id(session_id)
         async with self._locks.hold(session_id):
-            await self._repo.get_session(session_id)
+            row = await self._repo.get_session(session_id)
+            # A discovery still running after the last turn would write slots after the delete.
+            await self.complete_pending_slots(row)
             await self._deps(
                 self._deps.graph.DeleteSessionGraph,
                 graph_pb2.DeleteSessionGraphRequest(session_id=session_id),

@@ -40,7 +40,10 @@ class OrchestratorSettings(ServiceSettings):
     )
     canonical_slots_mode: Literal["inline", "deferred"] = Field(
         default="deferred",
-        description="inline: slot discovery on the critical path; deferred: beside question generation.",
+        description=(
+            "inline: slot discovery on the critical path; deferred: after the response, completed by "
+            "the next turn (canonical signals lag one turn)."
+        ),
     )
     selection_mode: Literal["joint", "two_stage"] = Field(
         default="joint", description="Ranking mode for scoring."
@@ -54,6 +57,11 @@ class OrchestratorSettings(ServiceSettings):
     )
     max_concurrent_turns: int = Field(
         default=64, ge=1, description="PostgreSQL connections reserved for per-session turn locks."
+    )
+    background_grace_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="At shutdown, how long work a turn left behind (deferred slot discovery) may still run.",
     )
     min_turn_for_saturation: int = Field(
         default=5, ge=1, description="Saturation rules apply from this turn."

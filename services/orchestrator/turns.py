@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 import structlog
+from opentelemetry import trace
 
+from services.orchestrator.background import BackgroundTasks
 from services.orchestrator.contracts import ScoringPersistenceOutput
 from services.orchestrator.locks import SessionLocks
-from services.orchestrator.pipeline import EventSink, Group, PipelineContext, Stage, TurnInput, TurnPipeline
+from services.orchestrator.pipeline import (
+    Chain,
+    CheckpointWriter,
+    EventSink,
+    Group,
+    PipelineContext,
+    Stage,
+    TurnInput,
+    TurnPipeline,
+)
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.decision import ContinuationStage, StrategySelectionStage
@@ -26,13 +36,17 @@ from services.orchestrator.stages.output import (
     QuestionGenerationStage,
     ResponseSavingStage,
     ScoringPersistenceStage,
+    deferred_request,
 )
+from shared.channels import set_inbound_deadline
 from shared.errors import FailedPreconditionError
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
+from shared.gen.interview.slots.v1 import slots_pb2
 from shared.grpc_errors import public_message, status_code_for
 from shared.validation import Violations
 
 _log = structlog.get_logger("orchestrator.turns")
+_tracer = trace.get_tracer("interview.orchestrator.turns")
 
 
 StageWrapper = Callable[[Stage], Stage]
@@ -40,7 +54,7 @@ StageWrapper = Callable[[Stage], Stage]
 
 def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
     """The stage graph. The rubric runs beside srl → extraction; slot discovery runs inline (before
-    state computation) or deferred (beside question generation).
+    state computation) or deferred (after the response; completed at the next turn).
 
     `wrap` decorates every stage (fault-injection tests use it to fail a chosen stage once)."""
     groups = _stage_graph(d)
@@ -52,10 +66,15 @@ def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
 def _stage_graph(d: StageDeps) -> list[Group]:
     slots = SlotDiscoveryStage(d)
     inline = d.settings.canonical_slots_mode == "inline"
+    # Deferred: the stage only completes earlier turns' discoveries, so it runs beside extraction.
+    intake: list[Chain] = [[SrlStage(d), ExtractionStage(d)], [RubricStage(d)]]
+    if not inline:
+        intake.append([slots])
     groups: list[Group] = [
-        [[ContextLoadingStage(d)]],
-        [[UtteranceSavingStage(d)]],
-        [[SrlStage(d), ExtractionStage(d)], [RubricStage(d)]],
+        # The answer is already stored with the turn row; saving it as an utterance needs nothing
+        # from the loaded context, so the two run together.
+        [[ContextLoadingStage(d)], [UtteranceSavingStage(d)]],
+        intake,
         [[GraphUpdateStage(d)]],
     ]
     if inline:
@@ -64,7 +83,7 @@ def _stage_graph(d: StageDeps) -> list[Group]:
         [[StateComputationStage(d)]],
         [[StrategySelectionStage(d)]],
         [[ContinuationStage(d)]],
-        [[QuestionGenerationStage(d)], [slots]] if not inline else [[QuestionGenerationStage(d)]],
+        [[QuestionGenerationStage(d)]],
         [[ResponseSavingStage(d)]],
         [[ScoringPersistenceStage(d)]],
     ]
@@ -74,11 +93,18 @@ def _stage_graph(d: StageDeps) -> list[Group]:
 class TurnService:
     """Runs turns exactly once per (session, turn_number)."""
 
-    def __init__(self, stage_deps: StageDeps, locks: SessionLocks, wrap: StageWrapper | None = None) -> None:
+    def __init__(
+        self,
+        stage_deps: StageDeps,
+        locks: SessionLocks,
+        wrap: StageWrapper | None = None,
+        background: BackgroundTasks | None = None,
+    ) -> None:
         self._d = stage_deps
         self._repo: OrchestratorRepository = stage_deps.repo
         self._locks = locks
         self._groups = build_groups(stage_deps, wrap)
+        self._background = background if background is not None else BackgroundTasks()
 
     def validate(self, session_id: str, turn_number: int, text: str, request_id: str) -> None:
         """Reject malformed input before anything is read or written."""
@@ -116,27 +142,72 @@ class TurnService:
                 return stored
             _expect_turn(session.turn_count, turn_number)
             turn = await self._repo.begin_turn(session_id, turn_number, text, request_id or None)
+            checkpoints = (
+                await self._repo.load_checkpoints(session_id, turn_number) if turn.attempts > 1 else {}
+            )
             return await self._run(
-                TurnInput(session_id, turn_number, text, request_id or None), turn.checkpoints, emit
+                TurnInput(session_id, turn_number, text, request_id or None), checkpoints, emit
             )
 
     async def _run(
-        self, turn: TurnInput, checkpoints: dict[str, Any], emit: EventSink | None
+        self, turn: TurnInput, checkpoints: dict[str, str], emit: EventSink | None
     ) -> orchestrator_pb2.TurnResult:
-        async def save(payload: dict[str, Any]) -> None:
-            await self._repo.save_checkpoint(turn.session_id, turn.turn_number, payload)
+        async def save(outputs: list[tuple[str, str]]) -> None:
+            await self._repo.save_checkpoints(turn.session_id, turn.turn_number, outputs)
 
+        writer = CheckpointWriter(save, session_id=turn.session_id, turn_number=turn.turn_number)
         ctx = PipelineContext(turn=turn, emit=emit)
-        pipeline = TurnPipeline(self._groups, save)
+        pipeline = TurnPipeline(self._groups, writer)
         try:
-            await pipeline.run(ctx, checkpoints or {})
+            await pipeline.run(ctx, checkpoints)
         except BaseException as exc:
             code = status_code_for(exc).name if isinstance(exc, Exception) else "CANCELLED"
             message = public_message(exc) if isinstance(exc, Exception) else "cancelled"
             _log.warning("turn_failed", session_id=turn.session_id, turn=turn.turn_number, code=code)
-            await asyncio.shield(self._repo.fail_turn(turn.session_id, turn.turn_number, code, message))
+            # Every completed stage's output is stored before the turn is marked failed (and before
+            # the session lock is released), so the resume finds all of them.
+            await asyncio.shield(self._settle_failure(writer, turn, code, message))
             raise
-        return ctx.get(ScoringPersistenceOutput).result
+        self._background.spawn("checkpoint_cleanup", self._clean_up(writer, turn))
+        result = ctx.get(ScoringPersistenceOutput).result
+        pending = deferred_request(ctx)
+        if pending is not None:
+            if result.should_continue:
+                self._background.spawn("slot_discovery", self._discover(pending))
+            else:
+                # No next turn will complete it: the closing turn maps its nodes before it returns.
+                await self._discover(pending)
+        return result
+
+    async def _discover(self, request: slots_pb2.DiscoverSlotsRequest) -> None:
+        """A deferred DiscoverSlots call; a failure is logged and retried by the next turn."""
+        set_inbound_deadline(None)  # the client's deadline was for the response, not for this
+        # Its own span in the turn's trace (not a stage: it may run after the turn's response), so the
+        # canonical_slots call hangs under something that says why it ran.
+        with _tracer.start_as_current_span("background.slot_discovery") as span:
+            span.set_attribute("session.id", request.session_id)
+            span.set_attribute("turn.number", request.turn_number)
+            try:
+                await self._d.deps(self._d.deps.slots.DiscoverSlots, request, service="canonical_slots")
+            except Exception as exc:
+                span.set_attribute("error.code", status_code_for(exc).name)
+                _log.warning(
+                    "deferred_slot_discovery_failed",
+                    session_id=request.session_id,
+                    turn=request.turn_number,
+                    code=status_code_for(exc).name,
+                )
+
+    async def _settle_failure(
+        self, writer: CheckpointWriter, turn: TurnInput, code: str, message: str
+    ) -> None:
+        await writer.flush()
+        await self._repo.fail_turn(turn.session_id, turn.turn_number, code, message)
+
+    async def _clean_up(self, writer: CheckpointWriter, turn: TurnInput) -> None:
+        """After the response: the completed turn's checkpoints are no longer needed."""
+        await writer.flush()
+        await self._repo.delete_checkpoints(turn.session_id, turn.turn_number)
 
     async def _completed(
         self, session_id: str, turn_number: int, text: str, turn_count: int

@@ -65,6 +65,7 @@ async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = QuestionSettings()
     llm = build_llm_clients(LLMSettings())
+    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     spoken = SpokenLabels(WordForms.load())  # word lists for saying labels back, loaded once

@@ -361,6 +361,7 @@ def selection_to_proto(
                 strategy=alt.strategy, node_id=alt.node_id or "", score=alt.score, rank=alt.rank
             )
         )
+    # Best first: the selected candidate (rank 1) is always among those returned.
     candidates = selection.candidates[:decomposition_limit] if decomposition_limit else selection.candidates
     add = out.decomposition.add
     for c in candidates:

@@ -52,5 +52,6 @@ async def main() -> None:
     """Run the scoring service until SIGTERM/SIGINT."""
     settings = ScoringSettings()
     clients = build_llm_clients(LLMSettings())
+    await clients.warm_up()  # the SDKs' first-call set-up, paid before SERVING
     engine = build_engine(settings, clients.scoring)
     await serve(settings, build_registrations(settings, engine), on_shutdown=[clients.aclose])

@@ -18,6 +18,7 @@ from shared.llm.observe import get_llm_tracer
 from shared.llm.openai_provider import OpenAICompatibleLLMClient
 from shared.llm.retry import RetryPolicy, SeedRetryAsyncAnthropic, SeedRetryAsyncOpenAI
 from shared.llm.settings import OPENAI_COMPATIBLE, LLMSettings
+from shared.llm.warmup import warm_up_sdks
 
 log = structlog.get_logger("shared.llm")
 
@@ -40,6 +41,15 @@ class LLMClients:
     def offline(self) -> list[str]:
         """Names of the clients that resolved to the offline `local` provider."""
         return [name.value for name in LLMClientName if self.get(name).is_offline]
+
+    async def warm_up(self) -> dict[str, float]:
+        """Pay the SDKs' first-call set-up at start-up (in memory: no network, no cost); returns
+        the milliseconds per SDK warmed. Offline clients need none."""
+        clients = [self.get(name) for name in LLMClientName]
+        return await warm_up_sdks(
+            anthropic_sdk=any(isinstance(c, AnthropicLLMClient) for c in clients),
+            openai_sdk=any(isinstance(c, OpenAICompatibleLLMClient) for c in clients),
+        )
 
     async def aclose(self) -> None:
         """Close every SDK client (and its connection pool). Safe to call twice."""

@@ -183,20 +183,22 @@ async def test_canonical_slots_killed_during_slot_discovery(
 ) -> None:
     session_id = await _new_session(client)
     await submit(client, session_id, 1, ANSWERS[0])
-    error = await _streamed_turn_killed(
-        client,
-        session_id,
-        2,
-        "slot_discovery",
-        pb.STAGE_STATUS_STARTED,
-        lambda: live_deployment.kill("canonical_slots"),
+    # Turn 1's slot discovery runs after its response; turn 2 completes it first (beside srl and
+    # extraction). canonical_slots is frozen, so turn 2 is certainly blocked in it, then killed.
+    error = await _blocked_turn_killed(
+        live_deployment, client, session_id, 2, "canonical_slots", "canonical_slots"
     )
     _assert_unavailable_naming(error, "canonical_slots")
+    assert (await get_session(client, session_id)).session.turn_count == 1
 
     await live_deployment.arestart("canonical_slots")
     retried = await _retry_turn(client, session_id, 2)
     assert retried.turn_number == 2 and not retried.replayed
-    assert _statuses(retried)["graph_update"] == pb.STAGE_STATUS_REUSED
+    # The stages that finished beside the blocked one were checkpointed and reused; the slot
+    # stage ran again (turn 1's discovery, lost with the process, was run by this turn).
+    statuses = _statuses(retried)
+    assert statuses["srl"] == statuses["extraction"] == pb.STAGE_STATUS_REUSED, statuses
+    assert statuses["slot_discovery"] == pb.STAGE_STATUS_COMPLETED, statuses
     assert await _finish(client, session_id, after=2) == baseline
 
 

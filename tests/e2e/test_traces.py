@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
 SUBMIT_TURN = "/interview.orchestrator.v1.InterviewService/SubmitTurn"
 CONCEPT = "headphones_mec"
+BACKGROUND_DISCOVERY = "background.slot_discovery"
 SPAN_WAIT_S = 20.0
 # Stages that always run (and so always have a span) in the default configuration.
 CORE_STAGES = {"context_loading", "utterance_saving", "extraction", "graph_update", "question_generation"}
@@ -38,14 +39,40 @@ def _turn_stage_spans(spans: Sequence[SpanRecord], session_id: str, turn: int) -
     ]
 
 
+def _background_spans(spans: Sequence[SpanRecord], session_id: str, turn: int) -> list[SpanRecord]:
+    """The turn's deferred slot discovery, which the orchestrator runs after the response."""
+    return [
+        s
+        for s in spans
+        if s.service == "orchestrator"
+        and s.name == BACKGROUND_DISCOVERY
+        and s.attributes.get("session.id") == session_id
+        and s.attributes.get("turn.number") == turn
+    ]
+
+
 def _trace_complete(spans: Sequence[SpanRecord], session_id: str, turn: int) -> bool:
-    """Every stage span arrived, and the trace(s) they belong to hold all six services' spans."""
+    """Every stage span arrived, the trace(s) they belong to hold all six services' spans, and every
+    span received so far in them has its whole parent chain (spans are exported as they end, so a
+    server span can arrive before the client span of the call that made it)."""
     stages = _turn_stage_spans(spans, session_id, turn)
     if not {s.name.removeprefix("stage.") for s in stages} >= CORE_STAGES:
         return False
+    background = _background_spans(spans, session_id, turn)
+    if not background:
+        return False
     traces = {s.trace_id for s in stages}
-    services = {s.service for s in spans if s.trace_id in traces}
-    return set(SERVICES) <= services and any(s.name == SUBMIT_TURN for s in spans if s.trace_id in traces)
+    in_trace = [s for s in spans if s.trace_id in traces]
+    if not set(SERVICES) <= {s.service for s in in_trace}:
+        return False
+    by_id = {s.span_id: s for s in in_trace}
+    # The background call's server span comes from another process, on its own export schedule.
+    if not any(s.service == "canonical_slots" and background[0] in _chain(s, by_id) for s in in_trace):
+        return False
+    tops = [_chain(s, by_id)[-1] for s in in_trace]
+    return any(s.name == SUBMIT_TURN for s in in_trace) and all(
+        top.name == SUBMIT_TURN or not top.parent_span_id for top in tops
+    )
 
 
 def _chain(span: SpanRecord, by_id: dict[str, SpanRecord]) -> list[SpanRecord]:
@@ -121,7 +148,19 @@ async def test_one_trace_per_turn_across_all_six_services(
                 f"{span.service} {span.name}: parent chain "
                 f"{[f'{c.service}:{c.name}' for c in chain]} does not reach {SUBMIT_TURN}"
             )
-        # Internal calls hang under a stage span (the stage that made them), not directly under the root.
+        # Internal calls hang under a stage span (the stage that made them) or, for the deferred slot
+        # discovery sent after the response, under the turn's background span; never directly under
+        # the root.
         for span in internal:
-            assert any(c.name.startswith("stage.") for c in _chain(span, by_id)[1:]), span.name
+            assert any(
+                c.name.startswith("stage.") or c.name == BACKGROUND_DISCOVERY for c in _chain(span, by_id)[1:]
+            ), span.name
+        background = _background_spans(in_trace, session_id, turn)
+        assert len(background) == 1 and _chain(background[0], by_id)[-1] is root, _describe(in_trace)
+        under_background = [
+            s for s in internal if s.service == "canonical_slots" and background[0] in _chain(s, by_id)
+        ]
+        assert [s.name for s in under_background] == [
+            "/interview.slots.v1.CanonicalSlotService/DiscoverSlots"
+        ], _describe(in_trace)
     assert trace_ids[0] != trace_ids[1], "two turns share one trace"

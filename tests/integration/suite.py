@@ -63,6 +63,8 @@ class Suite:
     embedder: Embedder
     orchestrator_overrides: dict[str, Any]
     stage_wrapper: StageWrapper | None
+    # Extra server interceptors of internal services (fault injection and call recording).
+    interceptors: dict[str, list[grpc.aio.ServerInterceptor]] = field(default_factory=dict)
     servers: dict[str, GrpcServer] = field(default_factory=dict)
     ports: dict[str, int] = field(default_factory=dict)
     _closers: dict[str, AsyncExitStack] = field(default_factory=dict)
@@ -179,7 +181,9 @@ async def _canonical_slots(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
             methodologies=methodologies.get,
         )
     )
-    return GrpcServer(settings, build_registrations(core))
+    return GrpcServer(
+        settings, build_registrations(core), extra_interceptors=suite.interceptors.get("canonical_slots", [])
+    )
 
 
 async def _scoring(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
@@ -253,10 +257,11 @@ async def running_suite(
     *,
     embedder: Embedder,
     stage_wrapper: StageWrapper | None = None,
+    interceptors: dict[str, list[grpc.aio.ServerInterceptor]] | None = None,
     **orchestrator_overrides: Any,
 ) -> AsyncIterator[Suite]:
     """Start the five internal services, then the orchestrator; stop all at exit."""
-    suite = Suite(db_base, tmp_path, embedder, orchestrator_overrides, stage_wrapper)
+    suite = Suite(db_base, tmp_path, embedder, orchestrator_overrides, stage_wrapper, interceptors or {})
     try:
         for name in INTERNAL:
             await suite.start(name)

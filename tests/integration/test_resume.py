@@ -37,13 +37,13 @@ class FailOnceAfter(Stage):
 
 
 async def _run(
-    suite_factory: SuiteFactory, target: StageName | None
+    suite_factory: SuiteFactory, target: StageName | None, mode: str = "inline"
 ) -> tuple[Any, list[pb.TurnResult], dict[str, int]]:
     state: dict[str, int] = {"failed": 0}
     wrap = None
     if target is not None:
         wrap = lambda stage: FailOnceAfter(stage, target, 2, state)  # noqa: E731
-    async with suite_factory(stage_wrapper=wrap, canonical_slots_mode="inline") as suite:
+    async with suite_factory(stage_wrapper=wrap, canonical_slots_mode=mode) as suite:
         created = await create(suite.stub, "headphones_mec", max_turns=10, request_id="resume-check")
         session_id = created.session.session_id
         results = []
@@ -93,3 +93,18 @@ async def test_failure_in_the_final_commit_is_resumed(suite_factory: SuiteFactor
     # Persistence committed before the injected error: the retry replays the stored result.
     assert state["failed"] == 1
     assert graph_signature(graph) == graph_signature(baseline[0])
+
+
+async def test_resume_in_deferred_mode_after_the_slot_catch_up_failed(suite_factory: SuiteFactory) -> None:
+    # Deferred: turn 2's slot stage completes turn 1's discovery; it fails after that call once.
+    base_graph, base_results, _ = await _run(suite_factory, None, mode="deferred")
+    graph, results, state = await _run(suite_factory, StageName.SLOT_DISCOVERY, mode="deferred")
+    assert state["failed"] == 1
+    assert graph_signature(graph) == graph_signature(base_graph)
+    mapped = [m.surface_node_id for m in graph.mappings]
+    assert len(mapped) == len(set(mapped))
+    assert [r.strategy_selected for r in results] == [r.strategy_selected for r in base_results]
+    # The resumed turn's slot stage ran again; every canonical count matches the clean run.
+    assert [r.canonical_graph.concept_count for r in results] == [
+        r.canonical_graph.concept_count for r in base_results
+    ]

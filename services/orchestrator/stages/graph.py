@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
     ExtractionOutput,
     GraphUpdateOutput,
+    PendingSlotDiscovery,
     RubricOutput,
     SlotDiscoveryOutput,
     SrlOutput,
@@ -62,11 +66,46 @@ class GraphUpdateStage(Stage):
         return GraphUpdateOutput(response=response, tracker=tracker.to_dict())
 
 
-class SlotDiscoveryStage(Stage):
-    """Stage 4.5: map the turn's new surface nodes to canonical slots (idempotent per turn).
+def discovery_request(
+    loaded: ContextLoadingOutput, update: GraphUpdateOutput, turn_number: int
+) -> slots_pb2.DiscoverSlotsRequest | None:
+    """The DiscoverSlots request of a turn: its new nodes and new or reinforced edges (None when
+    canonical slots are off or the turn added nothing to map)."""
+    if not loaded.canonical_enabled or update.skipped:
+        return None
+    created = update.response.nodes_created
+    edges = [*update.response.edges_created, *update.response.edges_reinforced]
+    if not created and not edges:
+        return None
+    return slots_pb2.DiscoverSlotsRequest(
+        session_id=loaded.session_id,
+        turn_number=turn_number,
+        methodology=loaded.methodology,
+        nodes=[
+            slots_pb2.SurfaceNodeInput(
+                node_id=n.id, label=n.label, node_type=n.node_type, embedding=n.embedding
+            )
+            for n in created
+        ],
+        edges=[
+            slots_pb2.SurfaceEdgeInput(
+                edge_id=e.id,
+                source_node_id=e.source_node_id,
+                target_node_id=e.target_node_id,
+                edge_type=e.edge_type,
+            )
+            for e in edges
+        ],
+    )
 
-    Inline mode runs it before state computation; deferred mode runs it concurrently with question
-    generation, so canonical signals lag one turn but the critical path has one LLM call less.
+
+class SlotDiscoveryStage(Stage):
+    """Stage 4.5: map new surface nodes to canonical slots (DiscoverSlots is idempotent per turn).
+
+    Inline mode maps this turn's nodes before state computation (one more LLM round-trip on the
+    critical path). Deferred mode sends a turn's request in the background after its response
+    (`TurnService`), and the next turn runs this stage beside extraction to make sure those
+    earlier discoveries completed (usually a stored-result replay): canonical signals lag one turn.
     """
 
     name = StageName.SLOT_DISCOVERY
@@ -76,37 +115,41 @@ class SlotDiscoveryStage(Stage):
 
     async def run(self, ctx: PipelineContext) -> SlotDiscoveryOutput:
         loaded = ctx.get(ContextLoadingOutput)
-        update = ctx.get(GraphUpdateOutput)
-        if not loaded.canonical_enabled:
-            return SlotDiscoveryOutput(mode=loaded.slot_mode, skipped=True)
-        created = update.response.nodes_created
-        edges = [*update.response.edges_created, *update.response.edges_reinforced]
-        if not created and not edges:
-            return SlotDiscoveryOutput(mode=loaded.slot_mode, skipped=True)
-        request = slots_pb2.DiscoverSlotsRequest(
-            session_id=loaded.session_id,
-            turn_number=ctx.turn.turn_number,
-            methodology=loaded.methodology,
-            nodes=[
-                slots_pb2.SurfaceNodeInput(
-                    node_id=n.id, label=n.label, node_type=n.node_type, embedding=n.embedding
-                )
-                for n in created
-            ],
-            edges=[
-                slots_pb2.SurfaceEdgeInput(
-                    edge_id=e.id,
-                    source_node_id=e.source_node_id,
-                    target_node_id=e.target_node_id,
-                    edge_type=e.edge_type,
-                )
-                for e in edges
-            ],
+        # Earlier deferred discoveries first, in either mode (the mode may have changed since).
+        caught_up = await self._catch_up(loaded)
+        request = (
+            discovery_request(loaded, ctx.get(GraphUpdateOutput), ctx.turn.turn_number)
+            if loaded.slot_mode == "inline"
+            else None
         )
-        response: slots_pb2.DiscoverSlotsResponse = await self._d.deps(
-            self._d.deps.slots.DiscoverSlots, request, service="canonical_slots"
+        response: slots_pb2.DiscoverSlotsResponse | None = None
+        if request is not None:
+            response = await self._d.deps(
+                self._d.deps.slots.DiscoverSlots, request, service="canonical_slots"
+            )
+        return SlotDiscoveryOutput(
+            response=response,
+            caught_up=caught_up,
+            mode=loaded.slot_mode,
+            skipped=response is None and not caught_up,
         )
-        return SlotDiscoveryOutput(response=response, mode=loaded.slot_mode)
+
+    async def _catch_up(self, loaded: ContextLoadingOutput) -> list[slots_pb2.DiscoverSlotsResponse]:
+        return await complete_pending(self._d.deps, loaded.state.pending_slots)
+
+
+async def complete_pending(
+    deps: Dependencies, pending: Sequence[PendingSlotDiscovery]
+) -> list[slots_pb2.DiscoverSlotsResponse]:
+    """Re-send deferred DiscoverSlots requests (idempotent per turn: a replay of a finished run, or
+    a wait for the run in progress), in turn order: edges may use an earlier turn's slots."""
+    responses = []
+    for item in pending:
+        response: slots_pb2.DiscoverSlotsResponse = await deps(
+            deps.slots.DiscoverSlots, item.request, service="canonical_slots"
+        )
+        responses.append(response)
+    return responses
 
 
 class StateComputationStage(Stage):
@@ -122,12 +165,7 @@ class StateComputationStage(Stage):
         update = ctx.get(GraphUpdateOutput)
         rubric = ctx.get(RubricOutput)
         srl = ctx.get(SrlOutput)
-        state_response: graph_pb2.GetGraphStateResponse = await self._d.deps(
-            self._d.deps.graph.GetGraphState,
-            graph_pb2.GetGraphStateRequest(session_id=loaded.session_id, methodology=loaded.methodology),
-            service="graph_store",
-        )
-        graph_state = state_response.graph_state
+        graph_state = await self._graph_state(loaded, update)
         canonical_state = comparison = None
         canonical_count: int | None = None
         if loaded.canonical_enabled:
@@ -165,3 +203,16 @@ class StateComputationStage(Stage):
             canonical_delta=canonical_delta,
             is_shallow=rubric.depth_score <= 2,
         )
+
+    async def _graph_state(
+        self, loaded: ContextLoadingOutput, update: GraphUpdateOutput
+    ) -> common_pb2.GraphState:
+        """The metrics ApplyExtraction returned with the update; asked for only when it was skipped."""
+        if not update.skipped and update.response.HasField("graph_state"):
+            return update.response.graph_state
+        state_response: graph_pb2.GetGraphStateResponse = await self._d.deps(
+            self._d.deps.graph.GetGraphState,
+            graph_pb2.GetGraphStateRequest(session_id=loaded.session_id, methodology=loaded.methodology),
+            service="graph_store",
+        )
+        return state_response.graph_state

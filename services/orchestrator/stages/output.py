@@ -15,6 +15,7 @@ from services.orchestrator.contracts import (
     ExtractionOutput,
     FocusRecord,
     GraphUpdateOutput,
+    PendingSlotDiscovery,
     QuestionGenerationOutput,
     ResponseSavingOutput,
     RubricOutput,
@@ -30,6 +31,7 @@ from services.orchestrator.contracts import (
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.repository import utc_now
 from services.orchestrator.stages.common import StageDeps
+from services.orchestrator.stages.graph import discovery_request
 from services.orchestrator.tracking import load_tracker
 from shared.channels import effective_timeout, error_from_rpc
 from shared.errors import DependencyDeadlineError
@@ -37,6 +39,7 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.gen.interview.question.v1 import question_pb2
+from shared.gen.interview.slots.v1 import slots_pb2
 from shared.signal_catalog import SIGNAL_CATALOG
 
 RATIONALE_SIGNALS = 5
@@ -219,6 +222,8 @@ class ScoringPersistenceStage(Stage):
     """Stage 10: histories, counters, tracker, usage and the result, committed atomically."""
 
     name = StageName.SCORING_PERSISTENCE
+    # Its output is the stored turn result: committed with the turn, nothing to resume after it.
+    checkpointed = False
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d
@@ -257,7 +262,18 @@ def _usages(ctx: PipelineContext) -> list[tuple[str, common_pb2.LlmUsage]]:
     # A replayed discovery (a retry after a crash) was already paid for and counted.
     if slots.response is not None and not slots.response.replayed:
         usages.append(("scoring", slots.response.usage))
+    # A deferred discovery ran in the background after its turn: counted when a turn completes it
+    # (a replay of the background run carries that run's usage; each pending turn completes once).
+    usages.extend(("scoring", response.usage) for response in slots.caught_up)
     return usages
+
+
+def deferred_request(ctx: PipelineContext) -> slots_pb2.DiscoverSlotsRequest | None:
+    """This turn's DiscoverSlots request when slot discovery is deferred (sent after the response)."""
+    loaded = ctx.get(ContextLoadingOutput)
+    if loaded.slot_mode != "deferred":
+        return None
+    return discovery_request(loaded, ctx.get(GraphUpdateOutput), ctx.turn.turn_number)
 
 
 def usage_summary(records: dict[str, UsageRecord]) -> orchestrator_pb2.UsageSummary:
@@ -393,7 +409,12 @@ def next_session_state(
         label=result.focus_label,
         strategy=result.strategy_selected,
     )
+    request = deferred_request(ctx)
     return SessionState(
+        # Every earlier pending discovery was completed by this turn's slot-discovery stage.
+        pending_slots=[]
+        if request is None
+        else [PendingSlotDiscovery(turn=ctx.turn.turn_number, request=request)],
         strategy_history=[*previous.strategy_history, result.strategy_selected][-STRATEGY_HISTORY_MAX:],
         focus_history=[*previous.focus_history, focus],
         response_depth_history=[*previous.response_depth_history, rubric.depth_score][-DEPTH_HISTORY_MAX:],

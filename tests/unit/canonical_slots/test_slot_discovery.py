@@ -394,3 +394,28 @@ async def test_two_replicas_are_serialised_by_the_advisory_lock(
         (slot,) = (await one.queries.list_slots("s1")).items
         assert slot.support_count == len(variants)
         assert sorted(r.assignments[0].slot_id for r in results) == [slot.id] * len(variants)
+
+
+async def test_a_concurrent_repeat_of_a_turn_waits_for_the_run_in_progress(
+    sqlite_url: str, open_slots: OpenCore
+) -> None:
+    # The orchestrator's background discovery and the next turn's completion of it arrive
+    # together: one run (one LLM call), and the repeat returns that run marked as a replay.
+    with FakeLLMServer() as fake:
+        reply = {
+            "slots": [{"slot_name": "battery_life", "description": "How long it lasts", "node_ids": ["n1"]}]
+        }
+        fake.enqueue(Reply.structured(reply), Reply.structured(reply))
+        clients = build_llm_clients(fake_llm_settings(fake, provider="openai", max_retries=0))
+        try:
+            async with open_slots(sqlite_url, client=clients.scoring) as core:
+                request = req("s1", 1, [node("n1", "battery life")])
+                first, second = await asyncio.gather(
+                    core.discovery.discover(request), core.discovery.discover(request)
+                )
+                later = await core.discovery.discover(request)
+        finally:
+            await clients.aclose()
+    assert len(fake.requests) == 1
+    assert not first.replayed and second.replayed and later.replayed
+    assert second.mappings_created == first.mappings_created and len(first.mappings_created) == 1

@@ -13,11 +13,40 @@ from services.orchestrator.contracts import (
     StageName,
     UtteranceSavingOutput,
 )
-from services.orchestrator.pipeline import ContractError, PipelineContext, Stage, TurnInput, TurnPipeline
+from services.orchestrator.pipeline import (
+    CheckpointWriter,
+    ContractError,
+    PipelineContext,
+    Stage,
+    TurnInput,
+    TurnPipeline,
+)
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 
 
 def _ctx() -> PipelineContext:
     return PipelineContext(turn=TurnInput("s1", 1, "an answer", None))
+
+
+class Store:
+    """The checkpoint table of one turn, written through a CheckpointWriter."""
+
+    def __init__(self, fail_writes: int = 0) -> None:
+        self.rows: dict[str, str] = {}
+        self.batches: list[list[str]] = []
+        self.fail_writes = fail_writes
+
+    async def save(self, outputs: list[tuple[str, str]]) -> None:
+        await asyncio.sleep(0)  # a real write yields to the event loop
+        if self.fail_writes:
+            self.fail_writes -= 1
+            raise ConnectionError("database down")
+        self.batches.append([stage for stage, _ in outputs])
+        for stage, payload in outputs:
+            self.rows.setdefault(stage, payload)
+
+    def writer(self) -> CheckpointWriter:
+        return CheckpointWriter(self.save, session_id="s1", turn_number=1)
 
 
 class Saving(Stage):
@@ -77,35 +106,28 @@ def test_a_contract_has_one_writer() -> None:
 
 
 async def test_failed_stage_resumes_from_checkpoint_without_rerunning_earlier_stages() -> None:
-    saved: list[dict[str, Any]] = []
-
-    async def save(payload: dict[str, Any]) -> None:
-        saved.append(payload)
-
+    store = Store()
     saving, deciding = Saving(), Deciding(fail_times=1)
-    pipeline = TurnPipeline([[[saving]], [[deciding]]], save)
+    writer = store.writer()
+    pipeline = TurnPipeline([[[saving]], [[deciding]]], writer)
     with pytest.raises(RuntimeError, match="injected"):
         await pipeline.run(_ctx(), {})
-    assert saving.runs == 1 and list(saved[-1]) == ["utterance_saving"]
+    await writer.flush()
+    assert saving.runs == 1 and list(store.rows) == ["utterance_saving"]
 
     ctx = _ctx()
-    await pipeline.run(ctx, saved[-1])
+    await TurnPipeline([[[saving]], [[deciding]]], store.writer()).run(ctx, dict(store.rows))
     assert saving.runs == 1  # restored, not recomputed
     assert deciding.runs == 2
     assert ctx.get(ContinuationOutput).should_continue
+    assert ctx.get(UtteranceSavingOutput).text == "an answer"
     statuses = {t.stage: t.status for t in ctx.timings}
-    from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
-
     assert statuses["utterance_saving"] == orchestrator_pb2.STAGE_STATUS_REUSED
     assert statuses["continuation"] == orchestrator_pb2.STAGE_STATUS_COMPLETED
 
 
 async def test_chains_in_a_group_run_concurrently_and_a_failure_keeps_siblings_checkpointed() -> None:
-    saved: list[dict[str, Any]] = []
-
-    async def save(payload: dict[str, Any]) -> None:
-        saved.append(payload)
-
+    store = Store()
     a_started, b_started = asyncio.Event(), asyncio.Event()
     group = [[Saving(), Deciding(fail_times=1)], [Responding(a_started, b_started)]]
 
@@ -117,7 +139,44 @@ async def test_chains_in_a_group_run_concurrently_and_a_failure_keeps_siblings_c
             raise RuntimeError("never stored")
 
     # Responding waits for b_started, which only the other chain sets: proves concurrency.
-    pipeline = TurnPipeline([[[Signal()], *group]], save)
+    writer = store.writer()
+    pipeline = TurnPipeline([[[Signal()], *group]], writer)
     with pytest.raises(RuntimeError):
         await pipeline.run(_ctx(), {})
-    assert "response_saving" in saved[-1] and "context_loading" not in saved[-1]
+    await writer.flush()
+    assert "response_saving" in store.rows and "context_loading" not in store.rows
+
+
+async def test_each_output_is_written_once_in_stage_order_and_batched_behind_the_pipeline() -> None:
+    store = Store()
+    writer = store.writer()
+    ctx = _ctx()
+    await TurnPipeline([[[Saving()]], [[Deciding()]]], writer).run(ctx, {})
+    await writer.flush()
+    written = [stage for batch in store.batches for stage in batch]
+    assert written == ["utterance_saving", "continuation"]  # each once, in order
+    # Only the stage's own output is stored, restorable on its own.
+    restored = ContinuationOutput.model_validate_json(store.rows["continuation"])
+    assert restored == ctx.get(ContinuationOutput)
+
+
+async def test_a_stage_committed_with_the_turn_is_not_checkpointed() -> None:
+    class Final(Saving):
+        checkpointed = False
+
+    store = Store()
+    writer = store.writer()
+    await TurnPipeline([[[Final()]], [[Deciding()]]], writer).run(_ctx(), {})
+    await writer.flush()
+    assert list(store.rows) == ["continuation"]
+
+
+async def test_a_failed_checkpoint_write_does_not_fail_the_turn_and_later_writes_go_on() -> None:
+    store = Store(fail_writes=1)
+    writer = store.writer()
+    ctx = _ctx()
+    await TurnPipeline([[[Saving()]], [[Deciding()]]], writer).run(ctx, {})
+    await writer.flush()
+    assert ctx.get(ContinuationOutput).should_continue
+    # The first write was lost (that stage would be recomputed on a resume); the next one landed.
+    assert "continuation" in store.rows and "utterance_saving" not in store.rows

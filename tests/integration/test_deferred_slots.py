@@ -1,0 +1,141 @@
+"""Deferred slot discovery: a turn's DiscoverSlots runs after its response, the next turn completes it.
+
+A recording interceptor on canonical_slots sees every DiscoverSlots call (and can fail some), so the
+tests observe the order of calls across turns, not just the end state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
+from shared.gen.interview.slots.v1 import slots_pb2
+from tests.integration.answers import ANSWERS
+from tests.integration.helpers import answer, create
+
+CONCEPT = "headphones_mec"
+
+
+class DiscoverSlotsRecorder(grpc.aio.ServerInterceptor):
+    """Records (turn_number, outcome) of every DiscoverSlots call; fails the first `fail` calls."""
+
+    def __init__(self, fail: int = 0, hold_first: asyncio.Event | None = None) -> None:
+        self.calls: list[tuple[int, str]] = []
+        self.fail = fail
+        self.changed = asyncio.Event()
+        self.hold_first = hold_first  # the first call waits for it (a slow background run)
+        self.arrived = 0
+
+    def record(self, turn: int, outcome: str) -> None:
+        self.calls.append((turn, outcome))
+        self.changed.set()
+
+    async def until(self, call: tuple[int, str], timeout_s: float = 20) -> None:
+        """Wait until `call` was recorded (background work finishes after the response)."""
+        async with asyncio.timeout(timeout_s):
+            while call not in self.calls:
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if not details.method.endswith("/DiscoverSlots") or handler is None:
+            return handler
+        inner = handler.unary_unary
+
+        async def behaviour(
+            request: slots_pb2.DiscoverSlotsRequest, context: grpc.aio.ServicerContext
+        ) -> Any:
+            self.arrived += 1
+            if self.arrived == 1 and self.hold_first is not None:
+                await self.hold_first.wait()
+            if self.fail:
+                self.fail -= 1
+                self.record(request.turn_number, "failed")
+                await context.abort(grpc.StatusCode.INTERNAL, "injected failure")
+            response: slots_pb2.DiscoverSlotsResponse = await inner(request, context)
+            self.record(request.turn_number, "replayed" if response.replayed else "ran")
+            return response
+
+        return grpc.unary_unary_rpc_method_handler(
+            behaviour,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+def _slot_stage(result: pb.TurnResult) -> int:
+    return next(t.status for t in result.stage_timings if t.stage == "slot_discovery")
+
+
+def _canonical_size(result: pb.TurnResult) -> int:
+    return result.canonical_graph.concept_count + result.canonical_graph.candidate_count
+
+
+async def test_discovery_runs_after_the_response_and_the_next_turn_completes_it(suite_factory: Any) -> None:
+    recorder = DiscoverSlotsRecorder()
+    async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        assert first.nodes_added and first.should_continue
+        # Nothing was pending before turn 1, and turn 1's own discovery is not part of its turn:
+        # the canonical graph it reports is still empty.
+        assert _slot_stage(first) == pb.STAGE_STATUS_SKIPPED
+        assert _canonical_size(first) == 0
+        await recorder.until((1, "ran"))  # sent in the background
+
+        second = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
+        # Turn 2 completed turn 1's discovery first (a replay of the background run), so its
+        # canonical graph holds turn 1's slots; its own discovery follows in the background.
+        assert _slot_stage(second) == pb.STAGE_STATUS_COMPLETED
+        assert recorder.calls[:2] == [(1, "ran"), (1, "replayed")]
+        assert _canonical_size(second) > 0
+        await recorder.until((2, "ran"))
+        assert [turn for turn, _ in recorder.calls] == [1, 1, 2]
+
+
+async def test_a_failed_background_discovery_is_run_by_the_next_turn(suite_factory: Any) -> None:
+    recorder = DiscoverSlotsRecorder(fail=1)
+    async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        await recorder.until((1, "failed"))
+        second = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
+        # The background call failed; the next turn ran the discovery for real, nothing was lost.
+        assert recorder.calls[:2] == [(1, "failed"), (1, "ran")]
+        assert _canonical_size(second) > 0
+
+
+async def test_the_closing_turn_maps_its_own_nodes_before_it_returns(suite_factory: Any) -> None:
+    recorder = DiscoverSlotsRecorder()
+    async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=2)).session.session_id
+        await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        last = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
+        assert not last.should_continue
+        # No later turn would complete it, so the closing turn's discovery ran before the response.
+        assert (2, "ran") in recorder.calls
+
+
+async def test_reading_the_graph_completes_a_discovery_still_pending(suite_factory: Any) -> None:
+    release = asyncio.Event()
+    recorder = DiscoverSlotsRecorder(hold_first=release)  # turn 1's background run is slow
+    async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session))
+        # Every node of the answered turn is mapped to a slot although the background run has not
+        # even started: the read completed the discovery itself.
+        assert recorder.calls == [(1, "ran")]
+        assert {m.surface_node_id for m in graph.mappings} == {n.id for n in first.nodes_added}
+        release.set()
+        await recorder.until((1, "replayed"))  # the background run, when it goes on, is a replay
