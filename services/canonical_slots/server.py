@@ -32,7 +32,7 @@ async def main() -> None:
     settings = CanonicalSlotsSettings()
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    embedder = Embedder()
+    embedder = Embedder(backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir)
     lemmatizer = Lemmatizer()
     llm = build_llm_clients(LLMSettings())
     await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from shared.settings import ServiceSettings
+from shared.settings import EmbeddingServiceSettings
 
 
-class CanonicalSlotsSettings(ServiceSettings):
+class CanonicalSlotsSettings(EmbeddingServiceSettings):
     """Service settings; e.g. `CANONICAL_SLOTS_PORT=6004`, `CANONICAL_SLOTS_DATABASE_URL=...`."""
 
     model_config = SettingsConfigDict(env_prefix="CANONICAL_SLOTS_", extra="ignore", validate_default=True)

@@ -31,7 +31,7 @@ async def main() -> None:
     settings = GraphStoreSettings()
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    embedder = Embedder()
+    embedder = Embedder(backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir)
     async with open_store(settings, embedder=embedder, methodologies=methodologies) as store:
         await store.warm_up(methodologies.names()[0])  # before SERVING: the first turn is not slower
         await serve(settings, build_registrations(settings, store))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
-from shared.settings import ServiceSettings
+from shared.settings import EmbeddingServiceSettings
 
 
-class GraphStoreSettings(ServiceSettings):
+class GraphStoreSettings(EmbeddingServiceSettings):
     """graph_store settings; e.g. `GRAPH_STORE_DATABASE_URL`, `GRAPH_STORE_PORT`."""
 
     model_config = SettingsConfigDict(env_prefix="GRAPH_STORE_", extra="ignore", validate_default=True)

@@ -135,6 +135,9 @@ class ContextLoadingOutput(Contract):
     tracker: dict[str, Any]
     canonical_enabled: bool
     slot_mode: str
+    # The graph's nodes shown to extraction (looked up beside the reads above); None in checkpoints
+    # from before the lookup moved here.
+    existing_nodes: proto_list(extraction_pb2.ExistingNode) | None = None  # type: ignore[valid-type]
 
 
 class UtteranceSavingOutput(Contract):

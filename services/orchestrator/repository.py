@@ -12,10 +12,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
+from services.orchestrator.models import Base, SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.errors import FailedPreconditionError, NotFoundError
 
 
@@ -202,32 +204,20 @@ class OrchestratorRepository:
         if not outputs:
             return
         now = utc_now()
+        rows = [
+            {
+                "session_id": session_id,
+                "turn_number": turn_number,
+                "stage": stage,
+                "payload": payload,
+                "created_at": now,
+            }
+            for stage, payload in outputs
+        ]
+        # One statement: rows already there (the primary key) are skipped, not overwritten.
         async with self._sessions.begin() as db:
-            stages = [stage for stage, _ in outputs]
-            existing = set(
-                (
-                    await db.execute(
-                        select(TurnCheckpointRow.stage).where(
-                            TurnCheckpointRow.session_id == session_id,
-                            TurnCheckpointRow.turn_number == turn_number,
-                            TurnCheckpointRow.stage.in_(stages),
-                        )
-                    )
-                ).scalars()
-            )
-            rows = [
-                {
-                    "session_id": session_id,
-                    "turn_number": turn_number,
-                    "stage": stage,
-                    "payload": payload,
-                    "created_at": now,
-                }
-                for stage, payload in outputs
-                if stage not in existing
-            ]
-            if rows:
-                await db.execute(insert(TurnCheckpointRow), rows)
+            insert_rows = _insert_ignoring_duplicates(db, TurnCheckpointRow)
+            await db.execute(insert_rows, rows)
 
     async def load_checkpoints(self, session_id: str, turn_number: int) -> dict[str, str]:
         """The stored stage outputs of a turn (stage name → JSON)."""
@@ -286,3 +276,10 @@ class OrchestratorRepository:
     async def turn_results(self, session_id: str) -> Sequence[bytes]:
         """Serialized TurnResults of the completed turns, in order."""
         return [t.result for t in await self.list_completed_turns(session_id) if t.result is not None]
+
+
+def _insert_ignoring_duplicates(db: AsyncSession, model: type[Base]) -> Any:
+    """`INSERT … ON CONFLICT DO NOTHING` in the session's dialect (SQLite or PostgreSQL)."""
+    if db.bind.dialect.name == "postgresql":
+        return postgresql_insert(model).on_conflict_do_nothing()
+    return sqlite_insert(model).on_conflict_do_nothing()

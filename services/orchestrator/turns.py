@@ -66,8 +66,11 @@ def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
 def _stage_graph(d: StageDeps) -> list[Group]:
     slots = SlotDiscoveryStage(d)
     inline = d.settings.canonical_slots_mode == "inline"
-    # Deferred: the stage only completes earlier turns' discoveries, so it runs beside extraction.
-    intake: list[Chain] = [[SrlStage(d), ExtractionStage(d)], [RubricStage(d)]]
+    # The graph update needs only the extraction (and the context), so it ends the extraction chain
+    # instead of waiting for the rubric. Deferred: the slot stage only completes earlier turns'
+    # discoveries — when turns follow each other quickly it waits for the previous turn's background
+    # run — so it runs beside the whole chain; state computation, which reads the slots, joins both.
+    intake: list[Chain] = [[SrlStage(d), ExtractionStage(d), GraphUpdateStage(d)], [RubricStage(d)]]
     if not inline:
         intake.append([slots])
     groups: list[Group] = [
@@ -75,7 +78,6 @@ def _stage_graph(d: StageDeps) -> list[Group]:
         # from the loaded context, so the two run together.
         [[ContextLoadingStage(d)], [UtteranceSavingStage(d)]],
         intake,
-        [[GraphUpdateStage(d)]],
     ]
     if inline:
         groups.append([[slots]])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
     ExtractionOutput,
@@ -27,6 +29,24 @@ NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
 EXISTING_NODE_LIMIT = 80
 
 
+async def existing_nodes(d: StageDeps, session_id: str, text: str) -> list[extraction_pb2.ExistingNode]:
+    """All existing nodes when few, else the most relevant to the answer by embedding."""
+    listing: graph_pb2.ListNodesResponse = await d.deps(
+        d.deps.graph.ListNodes,
+        graph_pb2.ListNodesRequest(session_id=session_id, page_size=EXISTING_NODE_LIMIT),
+        service="graph_store",
+    )
+    nodes = list(listing.nodes)
+    if listing.total_size > EXISTING_NODE_LIMIT:
+        found: graph_pb2.SearchNodesResponse = await d.deps(
+            d.deps.graph.SearchNodes,
+            graph_pb2.SearchNodesRequest(session_id=session_id, query=text, limit=EXISTING_NODE_LIMIT),
+            service="graph_store",
+        )
+        nodes = [r.node for r in found.results]
+    return [extraction_pb2.ExistingNode(node_id=n.id, label=n.label, node_type=n.node_type) for n in nodes]
+
+
 class ContextLoadingStage(Stage):
     """Stage 1: load the session, its state, tracker and recent conversation from storage."""
 
@@ -36,13 +56,23 @@ class ContextLoadingStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> ContextLoadingOutput:
-        session = await self._d.repo.get_session(ctx.turn.session_id)
-        if session.turn_count + 1 != ctx.turn.turn_number:
-            raise FailedPreconditionError(
-                f"expected turn_number {session.turn_count + 1}",
-                metadata={"expected_turn_number": str(session.turn_count + 1)},
-            )
-        utterances = await self._d.repo.list_utterances(session.id)
+        # The nodes extraction will be shown are looked up from the graph store meanwhile: they
+        # depend only on the session and the answer, and were otherwise a round trip between the
+        # preprocessing and the extraction call on the critical path.
+        lookup = asyncio.create_task(existing_nodes(self._d, ctx.turn.session_id, ctx.turn.text))
+        try:
+            session = await self._d.repo.get_session(ctx.turn.session_id)
+            if session.turn_count + 1 != ctx.turn.turn_number:
+                raise FailedPreconditionError(
+                    f"expected turn_number {session.turn_count + 1}",
+                    metadata={"expected_turn_number": str(session.turn_count + 1)},
+                )
+            utterances = await self._d.repo.list_utterances(session.id)
+            known = await lookup
+        finally:
+            if not lookup.done():
+                lookup.cancel()
+                await asyncio.gather(lookup, return_exceptions=True)
         questions = [u for u in utterances if u.speaker == INTERVIEWER]
         previous = next(
             (u.text for u in reversed(questions) if u.turn_number == ctx.turn.turn_number - 1), ""
@@ -70,6 +100,7 @@ class ContextLoadingStage(Stage):
             tracker=session.node_tracker_state or {},
             canonical_enabled=session.canonical_enabled and self._d.settings.enable_canonical_slots,
             slot_mode=self._d.settings.canonical_slots_mode,
+            existing_nodes=known,
         )
 
 
@@ -127,7 +158,9 @@ class ExtractionStage(Stage):
                 response=extraction_pb2.ExtractResponse(skipped=True, skip_reason="clarification request"),
                 skipped_for_intent=True,
             )
-        existing = await self._existing_nodes(loaded.session_id, ctx.turn.text)
+        existing = loaded.existing_nodes
+        if existing is None:  # a checkpoint written before context loading looked them up
+            existing = await existing_nodes(self._d, loaded.session_id, ctx.turn.text)
         request = extraction_pb2.ExtractRequest(
             session_id=loaded.session_id,
             utterance_id=saved.user_utterance_id,
@@ -143,25 +176,6 @@ class ExtractionStage(Stage):
             self._d.deps.extraction.Extract, request, service="extraction"
         )
         return ExtractionOutput(response=response)
-
-    async def _existing_nodes(self, session_id: str, text: str) -> list[extraction_pb2.ExistingNode]:
-        """All existing nodes when few, else the most relevant to the answer by embedding."""
-        listing: graph_pb2.ListNodesResponse = await self._d.deps(
-            self._d.deps.graph.ListNodes,
-            graph_pb2.ListNodesRequest(session_id=session_id, page_size=EXISTING_NODE_LIMIT),
-            service="graph_store",
-        )
-        nodes = list(listing.nodes)
-        if listing.total_size > EXISTING_NODE_LIMIT:
-            found: graph_pb2.SearchNodesResponse = await self._d.deps(
-                self._d.deps.graph.SearchNodes,
-                graph_pb2.SearchNodesRequest(session_id=session_id, query=text, limit=EXISTING_NODE_LIMIT),
-                service="graph_store",
-            )
-            nodes = [r.node for r in found.results]
-        return [
-            extraction_pb2.ExistingNode(node_id=n.id, label=n.label, node_type=n.node_type) for n in nodes
-        ]
 
 
 class RubricStage(Stage):

@@ -1,0 +1,81 @@
+"""Checkpoint rows on both databases: one statement that keeps a stage's first output."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from services.orchestrator.contracts import ContextLoadingOutput
+from services.orchestrator.models import SessionRow
+from services.orchestrator.repository import OrchestratorRepository
+from services.orchestrator.server import MIGRATIONS
+from shared.db import create_engine
+from shared.gen.interview.common.v1 import common_pb2
+from shared.migrations import upgrade
+
+
+def _session(session_id: str) -> SessionRow:
+    now = datetime.now(UTC)
+    return SessionRow(
+        id=session_id,
+        concept_id="c",
+        concept_name="c",
+        concept={"id": "c"},
+        methodology="means_end_chain",
+        status="active",
+        max_turns=5,
+        turn_count=0,
+        phase=common_pb2.INTERVIEW_PHASE_EARLY,
+        termination_reason=0,
+        metadata_={},
+        current_question="Why?",
+        state={},
+        node_tracker_state=None,
+        canonical_enabled=True,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+async def test_a_stored_stage_keeps_its_first_output(db_url: str) -> None:
+    schema = "orchestrator" if db_url.startswith("postgresql") else None
+    await upgrade(db_url, schema=schema, script_location=MIGRATIONS)
+    engine = create_engine(db_url, schema=schema)
+    try:
+        repo = OrchestratorRepository(engine)
+        await repo.create_session(_session("s-ckpt"), "Why?")
+        await repo.begin_turn("s-ckpt", 1, "an answer", None)
+        await repo.save_checkpoints("s-ckpt", 1, [("srl", '{"v": 1}'), ("rubric", '{"v": 1}')])
+        # A concurrent resume of the same turn writes the same stages again, plus a new one.
+        await repo.save_checkpoints("s-ckpt", 1, [("srl", '{"v": 2}'), ("extraction", '{"v": 2}')])
+        await repo.save_checkpoints("s-ckpt", 1, [])
+        assert await repo.load_checkpoints("s-ckpt", 1) == {
+            "srl": '{"v": 1}',
+            "rubric": '{"v": 1}',
+            "extraction": '{"v": 2}',
+        }
+        assert await repo.load_checkpoints("s-ckpt", 2) == {}
+    finally:
+        await engine.dispose()
+
+
+def test_context_checkpoints_from_before_the_node_lookup_still_load() -> None:
+    # Written before context loading looked up the existing nodes: no such field. Extraction must
+    # see "not looked up" (None, so it looks them up itself), not "the graph is empty" ([]).
+    loaded = ContextLoadingOutput(
+        session_id="s",
+        methodology="means_end_chain",
+        concept=common_pb2.Concept(id="c"),
+        turn_number=1,
+        max_turns=5,
+        previous_question="Why?",
+        recent_turns=[],
+        previous_questions=["Why?"],
+        state={},
+        tracker={},
+        canonical_enabled=True,
+        slot_mode="deferred",
+        existing_nodes=[],
+    )
+    old = loaded.model_dump_json(exclude={"existing_nodes"})
+    assert ContextLoadingOutput.model_validate_json(old).existing_nodes is None
+    assert ContextLoadingOutput.model_validate_json(loaded.model_dump_json()).existing_nodes == []
