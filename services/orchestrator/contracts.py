@@ -239,6 +239,9 @@ class ScoringPersistenceOutput(Contract):
     """Stage 10: the completed turn's result."""
 
     result: proto(orchestrator_pb2.TurnResult)  # type: ignore[valid-type]
+    # This turn's deferred DiscoverSlots request, as stored in the session state (sent after the
+    # response); None when discovery is inline or the turn added nothing to map.
+    deferred_slots: proto(slots_pb2.DiscoverSlotsRequest) | None = None  # type: ignore[valid-type]
 
 
 CONTRACTS: dict[StageName, type[Contract]] = {

@@ -36,7 +36,6 @@ from services.orchestrator.stages.output import (
     QuestionGenerationStage,
     ResponseSavingStage,
     ScoringPersistenceStage,
-    deferred_request,
 )
 from shared.channels import set_inbound_deadline
 from shared.errors import FailedPreconditionError
@@ -171,8 +170,8 @@ class TurnService:
             await asyncio.shield(self._settle_failure(writer, turn, code, message))
             raise
         self._background.spawn("checkpoint_cleanup", self._clean_up(writer, turn))
-        result = ctx.get(ScoringPersistenceOutput).result
-        pending = deferred_request(ctx)
+        persisted = ctx.get(ScoringPersistenceOutput)
+        result, pending = persisted.result, persisted.deferred_slots
         if pending is not None:
             if result.should_continue:
                 self._background.spawn("slot_discovery", self._discover(pending))
@@ -192,12 +191,13 @@ class TurnService:
             try:
                 await self._d.deps(self._d.deps.slots.DiscoverSlots, request, service="canonical_slots")
             except Exception as exc:
-                span.set_attribute("error.code", status_code_for(exc).name)
+                code = status_code_for(exc).name
+                span.set_attribute("error.code", code)
                 _log.warning(
                     "deferred_slot_discovery_failed",
                     session_id=request.session_id,
                     turn=request.turn_number,
-                    code=status_code_for(exc).name,
+                    code=code,
                 )
 
     async def _settle_failure(

@@ -116,7 +116,7 @@ class SlotDiscoveryStage(Stage):
     async def run(self, ctx: PipelineContext) -> SlotDiscoveryOutput:
         loaded = ctx.get(ContextLoadingOutput)
         # Earlier deferred discoveries first, in either mode (the mode may have changed since).
-        caught_up = await self._catch_up(loaded)
+        caught_up = await complete_pending(self._d.deps, loaded.state.pending_slots)
         request = (
             discovery_request(loaded, ctx.get(GraphUpdateOutput), ctx.turn.turn_number)
             if loaded.slot_mode == "inline"
@@ -133,9 +133,6 @@ class SlotDiscoveryStage(Stage):
             mode=loaded.slot_mode,
             skipped=response is None and not caught_up,
         )
-
-    async def _catch_up(self, loaded: ContextLoadingOutput) -> list[slots_pb2.DiscoverSlotsResponse]:
-        return await complete_pending(self._d.deps, loaded.state.pending_slots)
 
 
 async def complete_pending(

@@ -249,7 +249,8 @@ class ScoringPersistenceStage(Stage):
         await self._d.repo.complete_turn(
             ctx.turn.session_id, ctx.turn.turn_number, result.SerializeToString(), values
         )
-        return ScoringPersistenceOutput(result=result)
+        pending = new_state.pending_slots
+        return ScoringPersistenceOutput(result=result, deferred_slots=pending[0].request if pending else None)
 
 
 def _usages(ctx: PipelineContext) -> list[tuple[str, common_pb2.LlmUsage]]:
