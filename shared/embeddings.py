@@ -60,12 +60,12 @@ class Embedder:
         backend: EmbeddingBackend = "onnx",
         cache_dir: Path | None = None,
         cache_size: int = 4096,
-        torch_threads: int | None = 1,
+        threads: int | None = 1,
         warm_up: bool = True,
     ) -> None:
         """Load the model (a few seconds; the first `onnx` load also exports it into `cache_dir`);
-        `torch_threads` sets the intra-op thread count (None keeps torch's default); `warm_up`
-        runs one forward pass now."""
+        `threads` sets the intra-op thread count of either runtime (None keeps torch's default;
+        ONNX Runtime then uses one); `warm_up` runs one forward pass now."""
         # Why the env var as well as local_files_only: some tokenizer/hub helpers consult it
         # directly; loading must never attempt a network call.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -74,10 +74,10 @@ class Embedder:
         if backend == "onnx":
             from shared.onnx_encoder import DEFAULT_CACHE_DIR, OnnxEncoder
 
-            encoder = OnnxEncoder(path, cache_dir or DEFAULT_CACHE_DIR, threads=torch_threads or 1)
+            encoder = OnnxEncoder(path, cache_dir or DEFAULT_CACHE_DIR, threads=threads or 1)
             self._forward: Callable[[list[str]], FloatMatrix] = encoder.encode
         elif backend == "torch":
-            self._forward = _torch_forward(path, torch_threads)
+            self._forward = _torch_forward(path, threads)
         else:
             raise ValueError(f"unknown embedding backend {backend!r}")
         self._cache: OrderedDict[str, FloatMatrix] = OrderedDict()
