@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select, text, update
+from sqlalchemy import Select, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.embeddings import EMBEDDING_DIM, stack_bytes
@@ -111,44 +111,56 @@ async def write_plan(
     db: AsyncSession, plan: Plan, *, session_id: str, utterance_id: str, turn: int, now: datetime
 ) -> None:
     """Insert the plan's nodes, edges and provenance; raise confidences; set superseded_by."""
-    for n in plan.new_nodes:
-        db.add(
-            NodeRow(
-                id=n.id,
-                session_id=session_id,
-                label=n.label,
-                label_norm=n.label_norm,
-                node_type=n.node_type,
-                confidence=n.confidence,
-                stance=n.stance,
-                properties=n.properties,
-                level=n.level,
-                is_terminal=n.is_terminal,
-                embedding=n.embedding,
-                created_turn=turn,
-                recorded_at=now,
-            )
-        )
-    await db.flush()  # nodes before the edges and mentions that reference them
-    for e in plan.new_edges:
-        db.add(
-            EdgeRow(
-                id=e.id,
-                session_id=session_id,
-                source_node_id=e.source_node_id,
-                target_node_id=e.target_node_id,
-                edge_type=e.edge_type,
-                confidence=e.confidence,
-                properties=e.properties,
-                created_turn=turn,
-                recorded_at=now,
-            )
-        )
-    await db.flush()
-    for m in plan.node_mentions:
-        db.add(NodeMentionRow(node_id=m.target_id, **_mention_values(m, session_id, utterance_id, turn, now)))
-    for m in plan.edge_mentions:
-        db.add(EdgeMentionRow(edge_id=m.target_id, **_mention_values(m, session_id, utterance_id, turn, now)))
+    # Plain multi-row INSERT statements, in reference order (nodes, then the edges and mentions
+    # that point at them): the ORM's unit of work cost more than the writes themselves per turn.
+    nodes = [
+        {
+            "id": n.id,
+            "session_id": session_id,
+            "label": n.label,
+            "label_norm": n.label_norm,
+            "node_type": n.node_type,
+            "confidence": n.confidence,
+            "stance": n.stance,
+            "properties": n.properties,
+            "level": n.level,
+            "is_terminal": n.is_terminal,
+            "embedding": n.embedding,
+            "created_turn": turn,
+            "recorded_at": now,
+        }
+        for n in plan.new_nodes
+    ]
+    edges = [
+        {
+            "id": e.id,
+            "session_id": session_id,
+            "source_node_id": e.source_node_id,
+            "target_node_id": e.target_node_id,
+            "edge_type": e.edge_type,
+            "confidence": e.confidence,
+            "properties": e.properties,
+            "created_turn": turn,
+            "recorded_at": now,
+        }
+        for e in plan.new_edges
+    ]
+    node_mentions = [
+        {"node_id": m.target_id, **_mention_values(m, session_id, utterance_id, turn, now)}
+        for m in plan.node_mentions
+    ]
+    edge_mentions = [
+        {"edge_id": m.target_id, **_mention_values(m, session_id, utterance_id, turn, now)}
+        for m in plan.edge_mentions
+    ]
+    for model, rows in (
+        (NodeRow, nodes),
+        (EdgeRow, edges),
+        (NodeMentionRow, node_mentions),
+        (EdgeMentionRow, edge_mentions),
+    ):
+        if rows:
+            await db.execute(insert(model), rows)
     # "Highest confidence seen" on re-mentions of existing nodes and edges.
     created = {n.id for n in plan.new_nodes} | {e.id for e in plan.new_edges}
     for model, mentions in ((NodeRow, plan.node_mentions), (EdgeRow, plan.edge_mentions)):
@@ -204,9 +216,12 @@ async def _edge_mentions(db: AsyncSession, ids: Sequence[str]) -> dict[str, list
     return out
 
 
-async def nodes_with_provenance(db: AsyncSession, rows: Sequence[NodeRow], *, embeddings: bool) -> list[Node]:
-    """Domain nodes for `rows` (order kept), provenance attached."""
-    mentions = await _node_mentions(db, [r.id for r in rows])
+async def nodes_with_provenance(
+    db: AsyncSession, rows: Sequence[NodeRow], *, embeddings: bool, provenance: bool = True
+) -> list[Node]:
+    """Domain nodes for `rows` (order kept), provenance attached unless `provenance` is False
+    (then no mention is read and the nodes' source utterances and quotes are empty)."""
+    mentions = await _node_mentions(db, [r.id for r in rows]) if provenance else {}
     out: list[Node] = []
     for r in rows:
         utterances, quotes = _provenance(mentions.get(r.id, []))

@@ -22,6 +22,18 @@ def _session(v: Violations, session_id: str) -> None:
     v.require_id(session_id, "session_id")
 
 
+_VIEWS = {graph_pb2.NODE_VIEW_UNSPECIFIED, graph_pb2.NODE_VIEW_BASIC, graph_pb2.NODE_VIEW_FULL}
+
+
+def _view(v: Violations, view: int) -> None:
+    v.check(view in _VIEWS, "view", f"unknown value {view}")
+
+
+def _with_provenance(view: int) -> bool:
+    """Provenance is left out only when the caller asked for the basic view."""
+    return view != graph_pb2.NODE_VIEW_BASIC
+
+
 class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
     """`interview.graph.v1.GraphService` over a `GraphStore`."""
 
@@ -56,9 +68,14 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         v = Violations()
         _session(v, request.session_id)
         v.require_range(request.page_size, "page_size", minimum=0)
+        _view(v, request.view)
         v.raise_if_any()
         page = await self._store.list_nodes(
-            request.session_id, request.page_size, request.page_token, request.node_type
+            request.session_id,
+            request.page_size,
+            request.page_token,
+            request.node_type,
+            provenance=_with_provenance(request.view),
         )
         return graph_pb2.ListNodesResponse(
             nodes=[convert.node(n) for n in page.nodes],
@@ -107,8 +124,11 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         v.check(len(request.node_ids) <= MAX_BATCH_IDS, "node_ids", f"at most {MAX_BATCH_IDS} ids per call")
         for i, node_id in enumerate(request.node_ids):
             v.check(bool(node_id.strip()), f"node_ids[{i}]", "must not be empty")
+        _view(v, request.view)
         v.raise_if_any()
-        nodes = await self._store.batch_get_nodes(request.session_id, list(request.node_ids))
+        nodes = await self._store.batch_get_nodes(
+            request.session_id, list(request.node_ids), provenance=_with_provenance(request.view)
+        )
         return graph_pb2.BatchGetNodesResponse(nodes=[convert.node(n) for n in nodes])
 
     async def SearchNodes(
@@ -119,8 +139,11 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         _session(v, request.session_id)
         v.require_text(request.query, "query", self._max_text_chars)
         v.require_range(request.limit, "limit", minimum=0, maximum=MAX_SEARCH_LIMIT)
+        _view(v, request.view)
         v.raise_if_any()
-        hits = await self._store.search_nodes(request.session_id, request.query, request.limit)
+        hits = await self._store.search_nodes(
+            request.session_id, request.query, request.limit, provenance=_with_provenance(request.view)
+        )
         return graph_pb2.SearchNodesResponse(results=[convert.scored_node(h) for h in hits])
 
     async def DeleteSessionGraph(

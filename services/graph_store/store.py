@@ -14,7 +14,7 @@ answered from the stored result without computing anything.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Protocol
@@ -135,33 +135,41 @@ class GraphStore:
         """
         methodology = self.methodology(inp.methodology)
         validate_extraction(inp, methodology, max_text_chars=self._max_text_chars)
-        async with self._sessions() as db:
-            done = await repo.get_applied(db, inp.utterance_id)
-            if done is not None:
-                return self._replay(done.session_id, done.result_json, inp)
-        labels = labels_to_embed(inp)
+        # The labels are encoded (in the encoder's thread) while the transaction takes the session
+        # lock, checks for a replay and loads the snapshot; the plan is the first to need them.
+        encoding = asyncio.ensure_future(self._vectors(labels_to_embed(inp)))
+        try:
+            for attempt in range(2):
+                try:
+                    return await self._apply_locked(inp, methodology, encoding)
+                except IntegrityError:
+                    # Only reachable when a writer bypassed the session lock (e.g. the same
+                    # utterance id sent for two sessions at once): re-read, then retry once.
+                    if attempt == 1:
+                        raise
+                    async with self._sessions() as db:
+                        done = await repo.get_applied(db, inp.utterance_id)
+                        if done is not None:
+                            return self._replay(done.session_id, done.result_json, inp)
+            raise AssertionError("unreachable")
+        finally:
+            if not encoding.done():  # a replay needs no vectors
+                encoding.cancel()
+            await asyncio.gather(encoding, return_exceptions=True)
+
+    async def _vectors(self, labels: list[str]) -> dict[str, np.ndarray]:
         matrix = await self._embedder.aencode(labels) if labels else np.zeros((0, 0), np.float32)
-        vectors = {label: matrix[i] for i, label in enumerate(labels)}
-        for attempt in range(2):
-            try:
-                return await self._apply_locked(inp, methodology, vectors)
-            except IntegrityError:
-                # Only reachable when a writer bypassed the session lock (e.g. the same
-                # utterance id sent for two sessions at once): re-read, then retry once.
-                if attempt == 1:
-                    raise
-                async with self._sessions() as db:
-                    done = await repo.get_applied(db, inp.utterance_id)
-                    if done is not None:
-                        return self._replay(done.session_id, done.result_json, inp)
-        raise AssertionError("unreachable")
+        return {label: matrix[i] for i, label in enumerate(labels)}
 
     async def _apply_locked(
-        self, inp: ExtractionInput, methodology: MethodologyConfig, vectors: dict[str, np.ndarray]
+        self,
+        inp: ExtractionInput,
+        methodology: MethodologyConfig,
+        vectors: Awaitable[Mapping[str, np.ndarray]],
     ) -> ApplyResult:
         async with self._write(inp.session_id) as db:
             done = await repo.get_applied(db, inp.utterance_id)
-            if done is not None:  # a concurrent duplicate won the lock first
+            if done is not None:  # applied before (a retry), or a concurrent duplicate won the lock
                 return self._replay(done.session_id, done.result_json, inp)
             result = await self._apply_in(db, inp, methodology, vectors)
         # Counts and ids only: labels and quotes are respondent text.
@@ -183,11 +191,11 @@ class GraphStore:
         db: AsyncSession,
         inp: ExtractionInput,
         methodology: MethodologyConfig,
-        vectors: Mapping[str, np.ndarray],
+        vectors: Awaitable[Mapping[str, np.ndarray]],
     ) -> ApplyResult:
         """Plan and write `inp` inside the caller's transaction (which holds the session lock)."""
         snapshot = await repo.load_snapshot(db, inp.session_id)
-        plan = plan_extraction(inp, methodology, snapshot, vectors, threshold=self._threshold)
+        plan = plan_extraction(inp, methodology, snapshot, await vectors, threshold=self._threshold)
         now = self._clock()
         await repo.write_plan(
             db, plan, session_id=inp.session_id, utterance_id=inp.utterance_id, turn=inp.turn_number, now=now
@@ -238,9 +246,8 @@ class GraphStore:
                 )
             ],
         )
-        labels = labels_to_embed(inp)
-        matrix = await self._embedder.aencode(labels)
-        vectors = {label: matrix[i] for i, label in enumerate(labels)}
+        vectors = await self._vectors(labels_to_embed(inp))
+        matrix = np.stack(list(vectors.values()))
         sid = inp.session_id
         async with self._sessions() as db:
             transaction = await db.begin()
@@ -248,7 +255,7 @@ class GraphStore:
                 if db.get_bind().dialect.name != "sqlite":
                     await repo.lock_session(db, sid)
                 await repo.get_applied(db, inp.utterance_id)
-                result = await self._apply_in(db, inp, config, vectors)
+                result = await self._apply_in(db, inp, config, _ready(vectors))
                 await db.flush()
                 await repo.metric_refs(db, sid)
                 rows, _ = await repo.page_nodes(db, sid, after_pk=0, limit=DEFAULT_PAGE_SIZE)
@@ -313,7 +320,9 @@ class GraphStore:
             nodes, edges = await repo.metric_refs(db, session_id)
         return compute_graph_state(session_id, nodes, edges, config)
 
-    async def list_nodes(self, session_id: str, size: int, token: str, node_type: str = "") -> NodePage:
+    async def list_nodes(
+        self, session_id: str, size: int, token: str, node_type: str = "", *, provenance: bool = True
+    ) -> NodePage:
         """A page of the session's nodes in creation order (optionally of one node type)."""
         limit = page_size(size)
         after = decode_page_token(token, kind="nodes", session_id=session_id, filter_value=node_type)
@@ -323,7 +332,7 @@ class GraphStore:
             )
             more = len(rows) > limit
             rows = rows[:limit]
-            nodes = await repo.nodes_with_provenance(db, rows, embeddings=False)
+            nodes = await repo.nodes_with_provenance(db, rows, embeddings=False, provenance=provenance)
         next_token = encode_page_token("nodes", session_id, node_type, rows[-1].pk) if more else ""
         return NodePage(nodes=nodes, next_page_token=next_token, total_size=total)
 
@@ -350,13 +359,17 @@ class GraphStore:
             edges = await repo.edges_with_provenance(db, await repo.all_edge_rows(db, session_id))
         return nodes, edges
 
-    async def batch_get_nodes(self, session_id: str, node_ids: Sequence[str]) -> list[Node]:
+    async def batch_get_nodes(
+        self, session_id: str, node_ids: Sequence[str], *, provenance: bool = True
+    ) -> list[Node]:
         """The session's nodes with these ids, in request order; unknown ids are omitted."""
         async with self._sessions() as db:
             rows = await repo.node_rows_by_id(db, session_id, node_ids)
-            return await repo.nodes_with_provenance(db, rows, embeddings=False)
+            return await repo.nodes_with_provenance(db, rows, embeddings=False, provenance=provenance)
 
-    async def search_nodes(self, session_id: str, query: str, limit: int) -> list[ScoredNode]:
+    async def search_nodes(
+        self, session_id: str, query: str, limit: int, *, provenance: bool = True
+    ) -> list[ScoredNode]:
         """The `limit` nodes most similar to `query` (cosine of embeddings), best first."""
         k = DEFAULT_SEARCH_LIMIT if limit == 0 else min(limit, MAX_SEARCH_LIMIT)
         async with self._sessions() as db:
@@ -368,7 +381,7 @@ class GraphStore:
         top = np.argsort(-sims, kind="stable")[:k]
         async with self._sessions() as db:
             rows = await repo.node_rows_by_id(db, session_id, [ids[int(i)] for i in top])
-            nodes = await repo.nodes_with_provenance(db, rows, embeddings=False)
+            nodes = await repo.nodes_with_provenance(db, rows, embeddings=False, provenance=provenance)
         by_id = {n.id: n for n in nodes}
         return [
             ScoredNode(node=by_id[ids[int(i)]], similarity=float(sims[int(i)]))
@@ -381,6 +394,10 @@ class GraphStore:
         async with self._write(session_id) as db:
             nodes, edges = await repo.delete_session(db, session_id)
         return DeleteResult(nodes_deleted=nodes, edges_deleted=edges)
+
+
+async def _ready(vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+    return vectors
 
 
 __all__ = ["DEFAULT_PAGE_SIZE", "GraphStore", "MethodologySource", "TextEncoder"]

@@ -1,4 +1,4 @@
-"""Work a turn leaves behind after its response (checkpoint clean-up, deferred slot discovery).
+"""Work a turn leaves running in the background (checkpoint clean-up, deferred slot discovery).
 
 Tasks are kept referenced until they finish (asyncio holds only weak references to tasks) and are
 awaited, with a bound, when the server shuts down, so a SIGTERM does not cut them off half-way.

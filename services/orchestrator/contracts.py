@@ -114,7 +114,7 @@ class SessionState(BaseModel):
     response_depth_history: list[int] = Field(default_factory=list)
     saturation: SaturationState = Field(default_factory=SaturationState)
     usage: dict[str, UsageRecord] = Field(default_factory=dict)
-    # Deferred slot discovery: the requests of turns whose discovery runs after their response;
+    # Deferred slot discovery: the requests of turns whose discovery runs in the background;
     # the next turn re-sends them (DiscoverSlots is idempotent per turn) before its state computation.
     pending_slots: list[PendingSlotDiscovery] = Field(default_factory=list)
 
@@ -180,7 +180,7 @@ class GraphUpdateOutput(Contract):
 
 class SlotDiscoveryOutput(Contract):
     """Stage 4.5: this turn's slot discovery (inline), or the completion of earlier turns' deferred
-    discoveries (deferred: this turn's own runs after its response)."""
+    discoveries (deferred: this turn's own runs in the background)."""
 
     response: proto(slots_pb2.DiscoverSlotsResponse) | None = None  # type: ignore[valid-type]
     caught_up: proto_list(slots_pb2.DiscoverSlotsResponse) = Field(default_factory=list)  # type: ignore[valid-type]
@@ -199,6 +199,9 @@ class StateComputationOutput(Contract):
     surface_delta: int
     canonical_delta: int
     is_shallow: bool
+    # The tracker's surface node ids resolved to canonical slots (mapped ones only); None when
+    # canonical slots are off, or in a checkpoint from before state computation resolved them.
+    slot_ids: dict[str, str] | None = None
 
 
 class StrategySelectionOutput(Contract):
@@ -229,7 +232,7 @@ class QuestionGenerationOutput(Contract):
 
 
 class ResponseSavingOutput(Contract):
-    """Stage 9: the persisted interviewer utterance."""
+    """Stage 9: the interviewer utterance (written with the turn's completion)."""
 
     system_utterance_id: str
     question_text: str
@@ -239,9 +242,6 @@ class ScoringPersistenceOutput(Contract):
     """Stage 10: the completed turn's result."""
 
     result: proto(orchestrator_pb2.TurnResult)  # type: ignore[valid-type]
-    # This turn's deferred DiscoverSlots request, as stored in the session state (sent after the
-    # response); None when discovery is inline or the turn added nothing to map.
-    deferred_slots: proto(slots_pb2.DiscoverSlotsRequest) | None = None  # type: ignore[valid-type]
 
 
 CONTRACTS: dict[StageName, type[Contract]] = {

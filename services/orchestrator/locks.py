@@ -20,6 +20,10 @@ from shared.errors import AbortedError
 _BUSY = "another turn of this session is in progress; retry when it has finished"
 
 
+class SessionBusyError(AbortedError):
+    """Another holder has the session's turn lock (ABORTED, like any AbortedError)."""
+
+
 class SessionLocks:
     """Try-locks keyed by session id."""
 
@@ -30,10 +34,10 @@ class SessionLocks:
 
     @asynccontextmanager
     async def hold(self, session_id: str) -> AsyncIterator[None]:
-        """Hold the session's turn lock, or raise AbortedError when another holder has it."""
+        """Hold the session's turn lock, or raise SessionBusyError when another holder has it."""
         local = self._local.setdefault(session_id, asyncio.Lock())
         if local.locked():
-            raise AbortedError(_BUSY, metadata={"session_id": session_id})
+            raise SessionBusyError(_BUSY, metadata={"session_id": session_id})
         try:
             async with local:
                 if not self._postgres:
@@ -44,7 +48,7 @@ class SessionLocks:
                     got = await conn.scalar(text("SELECT pg_try_advisory_lock(hashtext(:k))"), {"k": key})
                     await conn.commit()
                     if not got:
-                        raise AbortedError(_BUSY, metadata={"session_id": session_id})
+                        raise SessionBusyError(_BUSY, metadata={"session_id": session_id})
                     try:
                         yield
                     finally:

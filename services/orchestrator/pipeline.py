@@ -25,6 +25,7 @@ import structlog
 from opentelemetry import trace
 
 from services.orchestrator.contracts import CONTRACTS, Contract, StageName
+from services.orchestrator.models import SessionRow
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 
 C = TypeVar("C", bound=Contract)
@@ -42,12 +43,15 @@ class ContractError(RuntimeError):
 
 @dataclass
 class TurnInput:
-    """What the client submitted."""
+    """What the client submitted, and the session as read under the turn's lock."""
 
     session_id: str
     turn_number: int
     text: str
     request_id: str | None
+    # Read once by `TurnService` after taking the lock; the stages that start the turn use it
+    # instead of reading the session again (None only where a test drives the pipeline directly).
+    session: SessionRow | None = None
 
 
 @dataclass
@@ -143,11 +147,20 @@ class CheckpointWriter:
 
 
 class TurnPipeline:
-    """Runs groups of stage chains with checkpointing and resume."""
+    """Runs groups of stage chains with checkpointing and resume.
 
-    def __init__(self, groups: Sequence[Group], writer: CheckpointWriter) -> None:
+    `on_stage` is told each stage's name once its output is in the context (run or restored from
+    a checkpoint), for work that may start part-way through a turn."""
+
+    def __init__(
+        self,
+        groups: Sequence[Group],
+        writer: CheckpointWriter,
+        on_stage: Callable[[StageName], None] | None = None,
+    ) -> None:
         self._groups = groups
         self._writer = writer
+        self._on_stage = on_stage
 
     @property
     def stage_names(self) -> list[StageName]:
@@ -190,6 +203,8 @@ class TurnPipeline:
             orchestrator_pb2.StageTiming(stage=stage.name.value, status=status, duration_ms=elapsed)
         )
         _log.debug("stage_done", stage=stage.name.value, status=status, ms=elapsed)
+        if self._on_stage is not None:
+            self._on_stage(stage.name)
         await ctx.send(_stage_event(stage.name, status, elapsed))
 
 

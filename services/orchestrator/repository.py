@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.orchestrator.models import Base, SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.errors import FailedPreconditionError, NotFoundError
+from shared.gen.interview.common.v1 import common_pb2
 
 
 def _rowcount(result: object) -> int:
@@ -252,12 +253,29 @@ class OrchestratorRepository:
             )
 
     async def complete_turn(
-        self, session_id: str, turn_number: int, result: bytes, session_values: dict[str, Any]
+        self,
+        session_id: str,
+        turn_number: int,
+        result: bytes,
+        session_values: dict[str, Any],
+        question: str | None = None,
     ) -> None:
-        """Advance the session and store the turn's result atomically (stage 10)."""
+        """Advance the session and store the turn's result atomically (stage 10), with the
+        interviewer's `question` as the turn's utterance (kept if a resumed turn stored it before)."""
         now = utc_now()
         session_values = {**session_values, "turn_count": turn_number, "updated_at": now}
         async with self._sessions.begin() as db:
+            if question is not None:
+                speaker = common_pb2.SPEAKER_INTERVIEWER
+                row = {
+                    "id": utterance_id(session_id, turn_number, speaker),
+                    "session_id": session_id,
+                    "turn_number": turn_number,
+                    "speaker": speaker,
+                    "text": question,
+                    "created_at": now,
+                }
+                await db.execute(_insert_ignoring_duplicates(db, UtteranceRow), [row])
             advanced = await db.execute(
                 update(SessionRow)
                 .where(SessionRow.id == session_id, SessionRow.turn_count == turn_number - 1)

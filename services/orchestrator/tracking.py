@@ -35,6 +35,12 @@ def surface_ids(tracker: NodeStateTracker) -> list[str]:
     return ids
 
 
+def tracked_surface_count(data: Mapping[str, Any] | None) -> int:
+    """How many surface nodes a stored tracker (its `to_dict` form) aggregates, without loading it."""
+    states = (data or {}).get("states") or {}
+    return sum(len(state.get("surface_node_ids") or ()) or 1 for state in states.values())
+
+
 def apply_graph_update(
     tracker: NodeStateTracker, update: graph_pb2.ApplyExtractionResponse, turn_number: int
 ) -> None:

@@ -9,8 +9,9 @@ import structlog
 from opentelemetry import trace
 
 from services.orchestrator.background import BackgroundTasks
-from services.orchestrator.contracts import ScoringPersistenceOutput
-from services.orchestrator.locks import SessionLocks
+from services.orchestrator.contracts import ScoringPersistenceOutput, StageName
+from services.orchestrator.locks import SessionBusyError, SessionLocks
+from services.orchestrator.models import SessionRow
 from services.orchestrator.pipeline import (
     Chain,
     CheckpointWriter,
@@ -36,6 +37,7 @@ from services.orchestrator.stages.output import (
     QuestionGenerationStage,
     ResponseSavingStage,
     ScoringPersistenceStage,
+    deferred_request,
 )
 from shared.channels import set_inbound_deadline
 from shared.errors import FailedPreconditionError
@@ -52,8 +54,9 @@ StageWrapper = Callable[[Stage], Stage]
 
 
 def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
-    """The stage graph. The rubric runs beside srl → extraction; slot discovery runs inline (before
-    state computation) or deferred (after the response; completed at the next turn).
+    """The stage graph. Preprocessing (srl) runs beside context loading, the rubric beside
+    extraction → graph update; slot discovery runs inline (before state computation) or deferred
+    (in the background from the continuation decision on; completed at the next turn).
 
     `wrap` decorates every stage (fault-injection tests use it to fail a chosen stage once)."""
     groups = _stage_graph(d)
@@ -69,13 +72,14 @@ def _stage_graph(d: StageDeps) -> list[Group]:
     # instead of waiting for the rubric. Deferred: the slot stage only completes earlier turns'
     # discoveries — when turns follow each other quickly it waits for the previous turn's background
     # run — so it runs beside the whole chain; state computation, which reads the slots, joins both.
-    intake: list[Chain] = [[SrlStage(d), ExtractionStage(d), GraphUpdateStage(d)], [RubricStage(d)]]
+    intake: list[Chain] = [[ExtractionStage(d), GraphUpdateStage(d)], [RubricStage(d)]]
     if not inline:
         intake.append([slots])
     groups: list[Group] = [
         # The answer is already stored with the turn row; saving it as an utterance needs nothing
-        # from the loaded context, so the two run together.
-        [[ContextLoadingStage(d)], [UtteranceSavingStage(d)]],
+        # from the loaded context, and preprocessing needs only the answer and the question the
+        # session row holds, so the three run together.
+        [[ContextLoadingStage(d)], [UtteranceSavingStage(d)], [SrlStage(d)]],
         intake,
     ]
     if inline:
@@ -122,8 +126,29 @@ class TurnService:
     ) -> orchestrator_pb2.TurnResult:
         """Run (or replay, or resume) one turn and return its result."""
         self.validate(session_id, turn_number, text, request_id)
-        session = await self._repo.get_session(session_id)
-        stored = await self._completed(session_id, turn_number, text, session.turn_count)
+        try:
+            async with self._locks.hold(session_id):
+                # Read once, under the lock: no other turn can change the session meanwhile, and
+                # the stages that start the turn reuse this read.
+                session = await self._repo.get_session(session_id)
+                stored = await self._admit(session, turn_number, text)
+                if stored is not None:
+                    return stored
+                return await self._begin(session, turn_number, text, request_id, emit)
+        except SessionBusyError:
+            # Another turn holds the lock. A retry of a completed turn is still answered from
+            # storage, and a request that is wrong anyway gets its own error; otherwise: busy.
+            session = await self._repo.get_session(session_id)
+            stored = await self._admit(session, turn_number, text)
+            if stored is not None:
+                return stored
+            raise
+
+    async def _admit(
+        self, session: SessionRow, turn_number: int, text: str
+    ) -> orchestrator_pb2.TurnResult | None:
+        """The stored result of a repeated turn; raises when the turn cannot run; else None."""
+        stored = await self._completed(session.id, turn_number, text, session.turn_count)
         if stored is not None:
             return stored
         if session.status == "completed":
@@ -136,19 +161,17 @@ class TurnService:
                 "the session is paused; resume it first", metadata={"status": "paused"}
             )
         _expect_turn(session.turn_count, turn_number)
-        async with self._locks.hold(session_id):
-            session = await self._repo.get_session(session_id)
-            stored = await self._completed(session_id, turn_number, text, session.turn_count)
-            if stored is not None:
-                return stored
-            _expect_turn(session.turn_count, turn_number)
-            turn = await self._repo.begin_turn(session_id, turn_number, text, request_id or None)
-            checkpoints = (
-                await self._repo.load_checkpoints(session_id, turn_number) if turn.attempts > 1 else {}
-            )
-            return await self._run(
-                TurnInput(session_id, turn_number, text, request_id or None), checkpoints, emit
-            )
+        return None
+
+    async def _begin(
+        self, session: SessionRow, turn_number: int, text: str, request_id: str, emit: EventSink | None
+    ) -> orchestrator_pb2.TurnResult:
+        """Start (or resume) the turn under the lock and run its pipeline."""
+        turn = await self._repo.begin_turn(session.id, turn_number, text, request_id or None)
+        checkpoints = await self._repo.load_checkpoints(session.id, turn_number) if turn.attempts > 1 else {}
+        return await self._run(
+            TurnInput(session.id, turn_number, text, request_id or None, session), checkpoints, emit
+        )
 
     async def _run(
         self, turn: TurnInput, checkpoints: dict[str, str], emit: EventSink | None
@@ -158,7 +181,21 @@ class TurnService:
 
         writer = CheckpointWriter(save, session_id=turn.session_id, turn_number=turn.turn_number)
         ctx = PipelineContext(turn=turn, emit=emit)
-        pipeline = TurnPipeline(self._groups, writer)
+        discovery: asyncio.Task[None] | None = None
+
+        def launch_discovery(stage: StageName) -> None:
+            # Deferred mode: this turn's DiscoverSlots starts once the continuation is decided.
+            # Every canonical read of the turn (state computation, strategy selection) is done by
+            # then, so the turn's own signals never depend on the run's timing, and the run
+            # overlaps the question generation instead of following the response: the next
+            # turn's catch-up waits for less, usually for nothing.
+            nonlocal discovery
+            if stage is StageName.CONTINUATION and discovery is None:
+                request = deferred_request(ctx)
+                if request is not None:
+                    discovery = self._background.spawn("slot_discovery", self._discover(request))
+
+        pipeline = TurnPipeline(self._groups, writer, on_stage=launch_discovery)
         try:
             await pipeline.run(ctx, checkpoints)
         except BaseException as exc:
@@ -170,14 +207,10 @@ class TurnService:
             await asyncio.shield(self._settle_failure(writer, turn, code, message))
             raise
         self._background.spawn("checkpoint_cleanup", self._clean_up(writer, turn))
-        persisted = ctx.get(ScoringPersistenceOutput)
-        result, pending = persisted.result, persisted.deferred_slots
-        if pending is not None:
-            if result.should_continue:
-                self._background.spawn("slot_discovery", self._discover(pending))
-            else:
-                # No next turn will complete it: the closing turn maps its nodes before it returns.
-                await self._discover(pending)
+        result = ctx.get(ScoringPersistenceOutput).result
+        if discovery is not None and not result.should_continue:
+            # No next turn will complete it: the closing turn maps its nodes before it returns.
+            await asyncio.shield(discovery)
         return result
 
     async def _discover(self, request: slots_pb2.DiscoverSlotsRequest) -> None:

@@ -183,7 +183,7 @@ async def test_canonical_slots_killed_during_slot_discovery(
 ) -> None:
     session_id = await _new_session(client)
     await submit(client, session_id, 1, ANSWERS[0])
-    # Turn 1's slot discovery runs after its response; turn 2 completes it first (beside srl and
+    # Turn 1's slot discovery runs in the background; turn 2 completes it first (beside
     # extraction). canonical_slots is frozen, so turn 2 is certainly blocked in it, then killed.
     error = await _blocked_turn_killed(
         live_deployment, client, session_id, 2, "canonical_slots", "canonical_slots"

@@ -40,7 +40,7 @@ def _turn_stage_spans(spans: Sequence[SpanRecord], session_id: str, turn: int) -
 
 
 def _background_spans(spans: Sequence[SpanRecord], session_id: str, turn: int) -> list[SpanRecord]:
-    """The turn's deferred slot discovery, which the orchestrator runs after the response."""
+    """The turn's deferred slot discovery, which the orchestrator runs in the background."""
     return [
         s
         for s in spans
@@ -149,7 +149,7 @@ async def test_one_trace_per_turn_across_all_six_services(
                 f"{[f'{c.service}:{c.name}' for c in chain]} does not reach {SUBMIT_TURN}"
             )
         # Internal calls hang under a stage span (the stage that made them) or, for the deferred slot
-        # discovery sent after the response, under the turn's background span; never directly under
+        # discovery sent in the background, under the turn's background span; never directly under
         # the root.
         for span in internal:
             assert any(

@@ -153,7 +153,8 @@ async def _graph_store(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     store = await stack.enter_async_context(
         open_store(settings, embedder=suite.embedder, methodologies=methodologies)
     )
-    return GrpcServer(settings, build_registrations(settings, store))
+    extra = suite.interceptors.get("graph_store", [])
+    return GrpcServer(settings, build_registrations(settings, store), extra_interceptors=extra)
 
 
 async def _canonical_slots(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
@@ -215,7 +216,9 @@ async def _question(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     stack.push_async_callback(llm.aclose)
     methodologies = MethodologyRegistry(settings.config_dir)
     return GrpcServer(
-        settings, build_registrations(settings, client=llm.generation, methodologies=methodologies)
+        settings,
+        build_registrations(settings, client=llm.generation, methodologies=methodologies),
+        extra_interceptors=suite.interceptors.get("question", []),
     )
 
 
@@ -237,6 +240,7 @@ async def _extraction(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     return GrpcServer(
         settings,
         build_registrations(settings, pipeline=pipeline, client=llm.extraction, methodologies=methodologies),
+        extra_interceptors=suite.interceptors.get("extraction", []),
     )
 
 

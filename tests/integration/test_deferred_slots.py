@@ -1,4 +1,4 @@
-"""Deferred slot discovery: a turn's DiscoverSlots runs after its response, the next turn completes it.
+"""Deferred slot discovery: a turn's DiscoverSlots runs in the background, the next turn completes it.
 
 A recording interceptor on canonical_slots sees every DiscoverSlots call (and can fail some), so the
 tests observe the order of calls across turns, not just the end state.
@@ -81,7 +81,73 @@ def _canonical_size(result: pb.TurnResult) -> int:
     return result.canonical_graph.concept_count + result.canonical_graph.candidate_count
 
 
-async def test_discovery_runs_after_the_response_and_the_next_turn_completes_it(suite_factory: Any) -> None:
+class HoldQuestion(grpc.aio.ServerInterceptor):
+    """Holds each follow-up question call until `ready` is set (or `limit_s` passed), noting which."""
+
+    def __init__(self, ready: asyncio.Event, limit_s: float = 5.0) -> None:
+        self.ready, self.limit_s = ready, limit_s
+        self.saw_ready: list[bool] = []
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if not details.method.endswith("/GenerateFollowUpQuestion") or handler is None:
+            return handler
+        inner = handler.unary_unary
+
+        async def held(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            try:
+                await asyncio.wait_for(self.ready.wait(), self.limit_s)
+                self.saw_ready.append(True)
+            except TimeoutError:
+                self.saw_ready.append(False)
+            return await inner(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            held,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+class SignalDiscovery(DiscoverSlotsRecorder):
+    """A recorder that also sets an event when a DiscoverSlots call arrives."""
+
+    def __init__(self, arrived: asyncio.Event) -> None:
+        super().__init__()
+        self.arrival = arrived
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        if details.method.endswith("/DiscoverSlots"):
+            self.arrival.set()
+        return await super().intercept_service(continuation, details)
+
+
+async def test_the_discovery_overlaps_the_question_generation(suite_factory: Any) -> None:
+    # Each follow-up question waits until a DiscoverSlots call has arrived: when the turn's own
+    # discovery starts only after its response, the wait runs out instead.
+    arrived = asyncio.Event()
+    question = HoldQuestion(arrived)
+    recorder = SignalDiscovery(arrived)
+    interceptors = {"canonical_slots": [recorder], "question": [question]}
+    async with suite_factory(interceptors=interceptors) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        assert first.nodes_added and first.should_continue
+        assert question.saw_ready == [True]
+        # Still not part of the turn: the canonical graph turn 1 reports is empty.
+        assert _canonical_size(first) == 0
+        await recorder.until((1, "ran"))
+
+
+async def test_discovery_runs_in_the_background_and_the_next_turn_completes_it(suite_factory: Any) -> None:
     recorder = DiscoverSlotsRecorder()
     async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
         session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id

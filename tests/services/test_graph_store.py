@@ -171,10 +171,42 @@ async def test_apply_then_graph_state_round_trip(served: Served) -> None:
         graph_pb2.SearchNodesRequest(session_id="s-1", query="feeling calm and secure", limit=1)
     )
     assert hits.results[0].node.label == "peace of mind"
+    assert list(hits.results[0].node.source_utterance_ids) == ["u-1"]
+    await _views_differ_only_in_provenance(stub, [n.id for n in reply.nodes_created])
     graph = await stub.GetGraph(graph_pb2.GetGraphRequest(session_id="s-1"))
     assert len(graph.nodes) == 3 and len(graph.edges) == 2 and all(not n.embedding for n in graph.nodes)
     deleted = await stub.DeleteSessionGraph(graph_pb2.DeleteSessionGraphRequest(session_id="s-1"))
     assert (deleted.nodes_deleted, deleted.edges_deleted) == (3, 2)
+
+
+async def _views_differ_only_in_provenance(stub: graph_pb2_grpc.GraphServiceStub, ids: list[str]) -> None:
+    """The basic view is the full node minus its provenance, on every read that takes a view."""
+    basic, full = graph_pb2.NODE_VIEW_BASIC, graph_pb2.NODE_VIEW_FULL
+    reads = {
+        "list": lambda view: stub.ListNodes(graph_pb2.ListNodesRequest(session_id="s-1", view=view)),
+        "batch": lambda view: stub.BatchGetNodes(
+            graph_pb2.BatchGetNodesRequest(session_id="s-1", node_ids=ids, view=view)
+        ),
+        "search": lambda view: stub.SearchNodes(
+            graph_pb2.SearchNodesRequest(session_id="s-1", query="light", limit=3, view=view)
+        ),
+    }
+    for name, read in reads.items():
+        plain, rich = await read(basic), await read(full)
+        if name == "search":
+            plain_nodes = [r.node for r in plain.results]
+            rich_nodes = [r.node for r in rich.results]
+        else:
+            plain_nodes, rich_nodes = list(plain.nodes), list(rich.nodes)
+        assert len(plain_nodes) == 3, name
+        assert all(n.source_utterance_ids and n.quotes for n in rich_nodes), name
+        for p, r in zip(plain_nodes, rich_nodes, strict=True):
+            assert not p.source_utterance_ids and not p.quotes, name
+            stripped = common_pb2.Node()
+            stripped.CopyFrom(r)
+            del stripped.source_utterance_ids[:]
+            del stripped.quotes[:]
+            assert p == stripped, name
 
 
 @pytest.mark.parametrize(
@@ -217,6 +249,12 @@ async def test_other_rpcs_validate_their_fields(served: Served) -> None:
             {"node_ids[1]"},
         ),
         (stub.SearchNodes(graph_pb2.SearchNodesRequest(session_id="s", query=" ")), {"query"}),
+        (stub.ListNodes(graph_pb2.ListNodesRequest(session_id="s", view=7)), {"view"}),  # type: ignore[arg-type]
+        (
+            stub.BatchGetNodes(graph_pb2.BatchGetNodesRequest(session_id="s", node_ids=["a"], view=9)),  # type: ignore[arg-type]
+            {"view"},
+        ),
+        (stub.SearchNodes(graph_pb2.SearchNodesRequest(session_id="s", query="q", view=-1)), {"view"}),  # type: ignore[arg-type]
         (stub.DeleteSessionGraph(graph_pb2.DeleteSessionGraphRequest(session_id="bad id!")), {"session_id"}),
     ]
     for call, fields in cases:

@@ -16,12 +16,11 @@ from services.orchestrator.contracts import (
 )
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.rules import FocusedNode, decide
-from services.orchestrator.stages.common import StageDeps
+from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
+from services.orchestrator.stages.graph import resolve_slots
 from services.orchestrator.tracking import first_surface_id, load_tracker, surface_ids, to_proto
 from shared.gen.interview.common.v1 import common_pb2
-from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
-from shared.gen.interview.slots.v1 import slots_pb2
 from shared.methodology import phase_for
 from shared.methodology_models import FocusMode, InterviewPhase, MethodologyConfig
 from shared.node_tracker import NodeStateTracker, UnknownNodeError, depth_label_for_score
@@ -59,7 +58,7 @@ class StrategySelectionStage(Stage):
         state = ctx.get(StateComputationOutput)
         methodology = self._d.methodologies.get(loaded.methodology)
         turn = ctx.turn.turn_number
-        tracker = await self._tracker(loaded, update)
+        tracker = await self._tracker(loaded, update, state)
         if srl.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
             selection = self._repeat_previous(loaded, tracker, methodology, turn)
         else:
@@ -78,22 +77,23 @@ class StrategySelectionStage(Stage):
                 tracker.update_focus(focus, turn, selection.strategy)
             except UnknownNodeError:
                 tracker.update_focus(None, turn, selection.strategy)
-        label, node_type = await self._label(loaded.session_id, tracker, selection.focus_node_id)
+        label, node_type = await self._label(loaded, update, tracker, selection.focus_node_id)
         return StrategySelectionOutput(
             selection=selection, focus_label=label, focus_node_type=node_type, tracker=tracker.to_dict()
         )
 
-    async def _tracker(self, loaded: ContextLoadingOutput, update: GraphUpdateOutput) -> NodeStateTracker:
+    async def _tracker(
+        self, loaded: ContextLoadingOutput, update: GraphUpdateOutput, state: StateComputationOutput
+    ) -> NodeStateTracker:
         """The tracker after stage 4, keyed by canonical slot where a mapping exists."""
+        if state.slot_ids is not None:  # resolved by state computation
+            return load_tracker(update.tracker, state.slot_ids)
         tracker = load_tracker(update.tracker)
         if not loaded.canonical_enabled or not tracker.states:
             return tracker
-        resolved: slots_pb2.ResolveNodesResponse = await self._d.deps(
-            self._d.deps.slots.ResolveNodes,
-            slots_pb2.ResolveNodesRequest(session_id=loaded.session_id, node_ids=surface_ids(tracker)),
-            service="canonical_slots",
-        )
-        return load_tracker(update.tracker, dict(resolved.slot_ids))
+        # A state computation checkpointed before it resolved the tracker's nodes.
+        slot_ids = await resolve_slots(self._d, loaded.session_id, surface_ids(tracker))
+        return load_tracker(update.tracker, slot_ids)
 
     async def _select(
         self,
@@ -151,18 +151,17 @@ class StrategySelectionStage(Stage):
             phase=PHASES[phase_for(turn, loaded.max_turns)],
         )
 
-    async def _label(self, session_id: str, tracker: NodeStateTracker, key: str) -> tuple[str, str]:
-        """The focus node's label and type, looked up by id over the whole graph."""
+    async def _label(
+        self, loaded: ContextLoadingOutput, update: GraphUpdateOutput, tracker: NodeStateTracker, key: str
+    ) -> tuple[str, str]:
+        """The focus node's label and type: from the nodes the turn already holds, else looked up
+        by id over the whole graph (the tracker's own label is the last resort)."""
         if not key:
             return "", ""
         surface = first_surface_id(tracker, key)
-        found: graph_pb2.BatchGetNodesResponse = await self._d.deps(
-            self._d.deps.graph.BatchGetNodes,
-            graph_pb2.BatchGetNodesRequest(session_id=session_id, node_ids=[surface]),
-            service="graph_store",
-        )
-        if found.nodes:
-            return found.nodes[0].label, found.nodes[0].node_type
+        labels = await node_labels(self._d, loaded.session_id, [surface], known_labels(loaded, update))
+        if surface in labels:
+            return labels[surface]
         state = tracker.states.get(key)
         return (state.label, state.node_type) if state else ("", "")
 

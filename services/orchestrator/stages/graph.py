@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from services.orchestrator.clients import Dependencies
@@ -20,7 +21,7 @@ from services.orchestrator.contracts import (
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.rules import TurnYield, update_saturation
 from services.orchestrator.stages.common import StageDeps
-from services.orchestrator.tracking import apply_graph_update, load_tracker
+from services.orchestrator.tracking import apply_graph_update, load_tracker, surface_ids
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
@@ -103,8 +104,8 @@ class SlotDiscoveryStage(Stage):
     """Stage 4.5: map new surface nodes to canonical slots (DiscoverSlots is idempotent per turn).
 
     Inline mode maps this turn's nodes before state computation (one more LLM round-trip on the
-    critical path). Deferred mode sends a turn's request in the background after its response
-    (`TurnService`), and the next turn runs this stage beside extraction to make sure those
+    critical path). Deferred mode sends a turn's request in the background once its continuation
+    is decided (`TurnService`), and the next turn runs this stage beside extraction to make sure those
     earlier discoveries completed (usually a stored-result replay): canonical signals lag one turn.
     """
 
@@ -149,6 +150,18 @@ async def complete_pending(
     return responses
 
 
+async def resolve_slots(d: StageDeps, session_id: str, node_ids: list[str]) -> dict[str, str]:
+    """Surface node id → canonical slot id for the mapped ones among `node_ids` (no call for none)."""
+    if not node_ids:
+        return {}
+    resolved: slots_pb2.ResolveNodesResponse = await d.deps(
+        d.deps.slots.ResolveNodes,
+        slots_pb2.ResolveNodesRequest(session_id=session_id, node_ids=node_ids),
+        service="canonical_slots",
+    )
+    return dict(resolved.slot_ids)
+
+
 class StateComputationStage(Stage):
     """Stage 5: fresh surface (and canonical) metrics and the saturation counters."""
 
@@ -165,15 +178,22 @@ class StateComputationStage(Stage):
         graph_state = await self._graph_state(loaded, update)
         canonical_state = comparison = None
         canonical_count: int | None = None
+        slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled:
-            canonical: slots_pb2.GetCanonicalStateResponse = await self._d.deps(
-                self._d.deps.slots.GetCanonicalState,
-                slots_pb2.GetCanonicalStateRequest(
-                    session_id=loaded.session_id,
-                    surface_node_count=graph_state.node_count,
-                    surface_edge_count=graph_state.edge_count,
+            # The tracker's slot resolution (for strategy selection) needs the same inputs as the
+            # canonical state, so the two calls go out together.
+            ids = surface_ids(load_tracker(update.tracker))
+            canonical, slot_ids = await asyncio.gather(
+                self._d.deps(
+                    self._d.deps.slots.GetCanonicalState,
+                    slots_pb2.GetCanonicalStateRequest(
+                        session_id=loaded.session_id,
+                        surface_node_count=graph_state.node_count,
+                        surface_edge_count=graph_state.edge_count,
+                    ),
+                    service="canonical_slots",
                 ),
-                service="canonical_slots",
+                resolve_slots(self._d, loaded.session_id, ids),
             )
             canonical_state, comparison = canonical.canonical_state, canonical.comparison
             canonical_count = canonical_state.concept_count + canonical_state.candidate_count
@@ -191,6 +211,7 @@ class StateComputationStage(Stage):
             counts_as_answer=srl.intent not in NOT_AN_ANSWER,
         )
         return StateComputationOutput(
+            slot_ids=slot_ids,
             graph_state=graph_state,
             canonical_state=canonical_state,
             comparison=comparison,

@@ -15,6 +15,7 @@ from services.orchestrator.contracts import (
 )
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.stages.common import StageDeps, depth_score
+from services.orchestrator.tracking import tracked_surface_count
 from shared.errors import FailedPreconditionError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
@@ -29,22 +30,35 @@ NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
 EXISTING_NODE_LIMIT = 80
 
 
-async def existing_nodes(d: StageDeps, session_id: str, text: str) -> list[extraction_pb2.ExistingNode]:
-    """All existing nodes when few, else the most relevant to the answer by embedding."""
-    listing: graph_pb2.ListNodesResponse = await d.deps(
-        d.deps.graph.ListNodes,
-        graph_pb2.ListNodesRequest(session_id=session_id, page_size=EXISTING_NODE_LIMIT),
-        service="graph_store",
-    )
-    nodes = list(listing.nodes)
-    if listing.total_size > EXISTING_NODE_LIMIT:
-        found: graph_pb2.SearchNodesResponse = await d.deps(
-            d.deps.graph.SearchNodes,
-            graph_pb2.SearchNodesRequest(session_id=session_id, query=text, limit=EXISTING_NODE_LIMIT),
+async def existing_nodes(
+    d: StageDeps, session_id: str, text: str, *, known_count: int = 0
+) -> list[extraction_pb2.ExistingNode]:
+    """All existing nodes when few, else the most relevant to the answer by embedding.
+
+    `known_count` (the nodes the session's tracker holds) only picks the first call: a graph
+    already known to be large goes straight to the search, which is right for a graph of any size.
+    Labels and types are all extraction needs, so the nodes come without their provenance."""
+    basic = graph_pb2.NODE_VIEW_BASIC
+    if known_count <= EXISTING_NODE_LIMIT:
+        listing: graph_pb2.ListNodesResponse = await d.deps(
+            d.deps.graph.ListNodes,
+            graph_pb2.ListNodesRequest(session_id=session_id, page_size=EXISTING_NODE_LIMIT, view=basic),
             service="graph_store",
         )
-        nodes = [r.node for r in found.results]
-    return [extraction_pb2.ExistingNode(node_id=n.id, label=n.label, node_type=n.node_type) for n in nodes]
+        if listing.total_size <= EXISTING_NODE_LIMIT:
+            return [_existing(n) for n in listing.nodes]
+    found: graph_pb2.SearchNodesResponse = await d.deps(
+        d.deps.graph.SearchNodes,
+        graph_pb2.SearchNodesRequest(
+            session_id=session_id, query=text, limit=EXISTING_NODE_LIMIT, view=basic
+        ),
+        service="graph_store",
+    )
+    return [_existing(r.node) for r in found.results]
+
+
+def _existing(node: common_pb2.Node) -> extraction_pb2.ExistingNode:
+    return extraction_pb2.ExistingNode(node_id=node.id, label=node.label, node_type=node.node_type)
 
 
 class ContextLoadingStage(Stage):
@@ -56,17 +70,24 @@ class ContextLoadingStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> ContextLoadingOutput:
+        session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
+        if session.turn_count + 1 != ctx.turn.turn_number:
+            raise FailedPreconditionError(
+                f"expected turn_number {session.turn_count + 1}",
+                metadata={"expected_turn_number": str(session.turn_count + 1)},
+            )
         # The nodes extraction will be shown are looked up from the graph store meanwhile: they
         # depend only on the session and the answer, and were otherwise a round trip between the
         # preprocessing and the extraction call on the critical path.
-        lookup = asyncio.create_task(existing_nodes(self._d, ctx.turn.session_id, ctx.turn.text))
+        lookup = asyncio.create_task(
+            existing_nodes(
+                self._d,
+                ctx.turn.session_id,
+                ctx.turn.text,
+                known_count=tracked_surface_count(session.node_tracker_state),
+            )
+        )
         try:
-            session = await self._d.repo.get_session(ctx.turn.session_id)
-            if session.turn_count + 1 != ctx.turn.turn_number:
-                raise FailedPreconditionError(
-                    f"expected turn_number {session.turn_count + 1}",
-                    metadata={"expected_turn_number": str(session.turn_count + 1)},
-                )
             utterances = await self._d.repo.list_utterances(session.id)
             known = await lookup
         finally:
@@ -74,9 +95,6 @@ class ContextLoadingStage(Stage):
                 lookup.cancel()
                 await asyncio.gather(lookup, return_exceptions=True)
         questions = [u for u in utterances if u.speaker == INTERVIEWER]
-        previous = next(
-            (u.text for u in reversed(questions) if u.turn_number == ctx.turn.turn_number - 1), ""
-        )
         recent = [
             common_pb2.ConversationTurn(
                 speaker=u.speaker,  # type: ignore[arg-type]
@@ -93,7 +111,7 @@ class ContextLoadingStage(Stage):
             concept=concept,
             turn_number=ctx.turn.turn_number,
             max_turns=session.max_turns,
-            previous_question=previous,
+            previous_question=session.current_question,
             recent_turns=recent,
             previous_questions=[q.text for q in questions],
             state=SessionState.model_validate(session.state or {}),
@@ -130,9 +148,11 @@ class SrlStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> SrlOutput:
-        loaded = ctx.get(ContextLoadingOutput)
+        # Runs beside context loading: the question being answered comes from the session row
+        # read under the turn's lock (the same text context loading reports as previous_question).
+        session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
         request = extraction_pb2.PreprocessRequest(
-            text=ctx.turn.text, question=loaded.previous_question, enable_srl=self._d.settings.enable_srl
+            text=ctx.turn.text, question=session.current_question, enable_srl=self._d.settings.enable_srl
         )
         response: extraction_pb2.PreprocessResponse = await self._d.deps(
             self._d.deps.extraction.Preprocess, request, service="extraction"

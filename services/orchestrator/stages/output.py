@@ -29,14 +29,13 @@ from services.orchestrator.contracts import (
     UsageRecord,
 )
 from services.orchestrator.pipeline import PipelineContext, Stage
-from services.orchestrator.repository import utc_now
-from services.orchestrator.stages.common import StageDeps
+from services.orchestrator.repository import utc_now, utterance_id
+from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
 from services.orchestrator.stages.graph import discovery_request
 from services.orchestrator.tracking import load_tracker
 from shared.channels import effective_timeout, error_from_rpc
 from shared.errors import DependencyDeadlineError
 from shared.gen.interview.common.v1 import common_pb2
-from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.gen.interview.question.v1 import question_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
@@ -161,16 +160,11 @@ class QuestionGenerationStage(Stage):
         tracker = load_tracker(ctx.get(StrategySelectionOutput).tracker)
         newest = sorted(tracker.states.values(), key=lambda s: (-s.created_at_turn, s.label))
         chain: list[str] = []
-        if state.depth.longest_chain_path:
-            found: graph_pb2.BatchGetNodesResponse = await self._d.deps(
-                self._d.deps.graph.BatchGetNodes,
-                graph_pb2.BatchGetNodesRequest(
-                    session_id=loaded.session_id, node_ids=state.depth.longest_chain_path
-                ),
-                service="graph_store",
-            )
-            by_id = {n.id: n.label for n in found.nodes}
-            chain = [by_id[i] for i in state.depth.longest_chain_path if i in by_id]
+        path = list(state.depth.longest_chain_path)
+        if path:
+            known = known_labels(loaded, ctx.get(GraphUpdateOutput))
+            labels = await node_labels(self._d, loaded.session_id, path, known)
+            chain = [labels[i][0] for i in path if i in labels]
         return question_pb2.GraphSummary(
             graph_state=state,
             node_labels=[s.label for s in newest[:SUMMARY_LABELS]],
@@ -203,7 +197,9 @@ def rationale(decomposition: Iterable[common_pb2.ScoredCandidate]) -> list[quest
 
 
 class ResponseSavingStage(Stage):
-    """Stage 9: persist the interviewer's next utterance (idempotent on session, turn, speaker)."""
+    """Stage 9: the interviewer's next utterance. Its row is written in stage 10's transaction (one
+    commit fewer on the critical path, and the question never shows in the transcript of a turn
+    that is not completed); its id is deterministic (session, turn, speaker)."""
 
     name = StageName.RESPONSE_SAVING
 
@@ -212,9 +208,7 @@ class ResponseSavingStage(Stage):
 
     async def run(self, ctx: PipelineContext) -> ResponseSavingOutput:
         question = ctx.get(QuestionGenerationOutput).question
-        ident = await self._d.repo.save_utterance(
-            ctx.turn.session_id, ctx.turn.turn_number, common_pb2.SPEAKER_INTERVIEWER, question
-        )
+        ident = utterance_id(ctx.turn.session_id, ctx.turn.turn_number, common_pb2.SPEAKER_INTERVIEWER)
         return ResponseSavingOutput(system_utterance_id=ident, question_text=question)
 
 
@@ -247,10 +241,13 @@ class ScoringPersistenceStage(Stage):
         if status == "completed":
             values["ended_at"] = utc_now()
         await self._d.repo.complete_turn(
-            ctx.turn.session_id, ctx.turn.turn_number, result.SerializeToString(), values
+            ctx.turn.session_id,
+            ctx.turn.turn_number,
+            result.SerializeToString(),
+            values,
+            question=ctx.get(ResponseSavingOutput).question_text,
         )
-        pending = new_state.pending_slots
-        return ScoringPersistenceOutput(result=result, deferred_slots=pending[0].request if pending else None)
+        return ScoringPersistenceOutput(result=result)
 
 
 def _usages(ctx: PipelineContext) -> list[tuple[str, common_pb2.LlmUsage]]:
@@ -270,7 +267,7 @@ def _usages(ctx: PipelineContext) -> list[tuple[str, common_pb2.LlmUsage]]:
 
 
 def deferred_request(ctx: PipelineContext) -> slots_pb2.DiscoverSlotsRequest | None:
-    """This turn's DiscoverSlots request when slot discovery is deferred (sent after the response)."""
+    """This turn's DiscoverSlots request when slot discovery is deferred (sent in the background)."""
     loaded = ctx.get(ContextLoadingOutput)
     if loaded.slot_mode != "deferred":
         return None

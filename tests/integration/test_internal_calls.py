@@ -1,0 +1,192 @@
+"""Which internal calls a turn makes: no round trip for what the turn already knows.
+
+A recording interceptor on graph_store, extraction and canonical_slots sees every request, so the
+tests check the calls themselves (their number and content), and the public results they feed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf.message import Message
+
+from services.orchestrator.clients import Dependencies
+from services.orchestrator.contracts import StageName, StateComputationOutput
+from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.stages.common import StageDeps
+from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
+from shared.gen.interview.common.v1 import common_pb2
+from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
+from tests.integration.answers import ANSWERS
+from tests.integration.conftest import SuiteFactory
+from tests.integration.helpers import answer, create
+
+CONCEPT = "headphones_mec"
+# Unrelated nouns: far apart in embedding space, so none is merged into another as a duplicate.
+NOUNS = (  # noqa: SIM905 - a word list reads better as one text
+    "anchor banana cactus dolphin engine falcon guitar harbor igloo jacket kettle lantern meadow "
+    "needle orchard pepper quartz rocket saddle tunnel umbrella violin walnut yacht zipper almanac "
+    "blizzard candle desert elbow fountain glacier hammer island jungle ladder magnet napkin oyster "
+    "pillow quiver ribbon spider tractor uniform volcano wallet xylophone yogurt acorn basket cobweb "
+    "drum eagle feather garlic helmet insect jewel kitten lemon mirror nest onion parrot rabbit "
+    "sandal tomato vase whistle bucket compass dragon envelope forest goblet hive iceberg kayak "
+    "lobster marble notebook ostrich pumpkin raccoon scarf trumpet"
+).split()
+
+
+class CallRecorder(grpc.aio.ServerInterceptor):
+    """Records (method name, request) of every unary call to the server it is installed on."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Message]] = []
+
+    def requests(self, method: str) -> list[Any]:
+        """The requests of one method, in arrival order."""
+        return [request for name, request in self.calls if name == method]
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.unary_unary is None:
+            return handler
+        inner, method = handler.unary_unary, details.method.rsplit("/", 1)[-1]
+
+        async def recorded(request: Message, context: grpc.aio.ServicerContext) -> Any:
+            self.calls.append((method, request))
+            return await inner(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            recorded,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) -> None:
+    recorders = {name: CallRecorder() for name in ("graph_store", "extraction", "canonical_slots")}
+    async with suite_factory(interceptors={name: [r] for name, r in recorders.items()}) as suite:
+        created = await create(suite.stub, CONCEPT, max_turns=10)
+        session_id = created.session.session_id
+        shown = [created.opening_question]
+        results: list[pb.TurnResult] = []
+        for turn, text in enumerate(ANSWERS[CONCEPT][:5], start=1):
+            result = await answer(suite.stub, session_id, turn, text)
+            results.append(result)
+            shown.append(result.next_question)
+        slot_calls = [name for name, _ in recorders["canonical_slots"].calls]
+        graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
+
+    graph_calls, extraction_calls = recorders["graph_store"], recorders["extraction"]
+    # Preprocessing runs beside context loading, with the question the respondent answered.
+    assert [r.question for r in extraction_calls.requests("Preprocess")] == shown[:5]
+    # Extraction is shown labels and types only: the listing asks for nodes without provenance.
+    listings = graph_calls.requests("ListNodes")
+    assert len(listings) == 5 and {r.view for r in listings} == {graph_pb2.NODE_VIEW_BASIC}
+    assert graph_calls.requests("SearchNodes") == []  # a small graph is listed whole
+    # Focus and chain labels come from the nodes the turn already holds: no lookup by id.
+    assert graph_calls.requests("BatchGetNodes") == []
+    # One slot resolution per turn with a tracked node (sent beside GetCanonicalState).
+    with_nodes = sum(1 for r in results if r.graph_state.node_count)
+    assert slot_calls.count("ResolveNodes") == slot_calls.count("GetCanonicalState") == with_nodes > 0
+
+    labels = {n.id: n.label for n in graph.nodes}
+    slot_labels = {m.slot_id: labels[m.surface_node_id] for m in graph.mappings}
+    focused = [r for r in results if r.focus_node_id]
+    assert focused, "the interview never focused a node"
+    for r in focused:
+        assert r.focus_label, r.turn_number
+        # The focus is a surface node or a canonical slot; either way the label is a node's label.
+        if r.focus_node_id in labels:
+            assert r.focus_label == labels[r.focus_node_id]
+        else:
+            assert r.focus_label in {
+                labels[m.surface_node_id] for m in graph.mappings if m.slot_id == r.focus_node_id
+            }, (r.focus_node_id, slot_labels)
+
+
+async def test_existing_node_lookup_goes_straight_to_search_for_a_known_large_graph(
+    suite_factory: SuiteFactory,
+) -> None:
+    recorder = CallRecorder()
+    async with suite_factory(interceptors={"graph_store": [recorder]}) as suite:
+        channel = grpc.aio.insecure_channel(f"127.0.0.1:{suite.ports['graph_store']}")
+        try:
+            graph = graph_pb2_grpc.GraphServiceStub(channel)
+            text = "I think about " + ", ".join(NOUNS) + "."
+            await graph.ApplyExtraction(
+                graph_pb2.ApplyExtractionRequest(
+                    session_id="big",
+                    utterance_id="big-u1",
+                    turn_number=1,
+                    methodology="means_end_chain",
+                    utterance_text=text,
+                    concepts=[
+                        common_pb2.ExtractedConcept(label=noun, node_type="attribute", confidence=0.9)
+                        for noun in NOUNS
+                    ],
+                )
+            )
+            total = (await graph.ListNodes(graph_pb2.ListNodesRequest(session_id="big"))).total_size
+            assert total > EXISTING_NODE_LIMIT  # the precondition: more nodes than extraction sees
+            deps = Dependencies.connect(suite.orchestrator_settings())
+            stage_deps = StageDeps(deps=deps, repo=None, settings=None, methodologies=None, rules=None)  # type: ignore[arg-type]
+            try:
+                recorder.calls.clear()
+                unknown = await existing_nodes(stage_deps, "big", "a sweet yellow fruit", known_count=0)
+                assert [name for name, _ in recorder.calls] == ["ListNodes", "SearchNodes"]
+                recorder.calls.clear()
+                known = await existing_nodes(stage_deps, "big", "a sweet yellow fruit", known_count=total)
+                assert [name for name, _ in recorder.calls] == ["SearchNodes"]
+            finally:
+                await deps.close()
+        finally:
+            await channel.close(None)
+    assert known == unknown and len(known) == EXISTING_NODE_LIMIT
+    assert known[0].label == "banana"  # the most relevant node first
+    search = recorder.requests("SearchNodes")[0]
+    assert search.view == graph_pb2.NODE_VIEW_BASIC and search.limit == EXISTING_NODE_LIMIT
+
+
+class WithoutSlotIds(Stage):
+    """State computation as a checkpoint from before it resolved the tracker's slots reads back."""
+
+    def __init__(self, inner: Stage) -> None:
+        self.name = inner.name
+        self._inner = inner
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        output = await self._inner.run(ctx)
+        if self.name == StageName.STATE_COMPUTATION:
+            old = output.model_dump_json(exclude={"slot_ids"})
+            return StateComputationOutput.model_validate_json(old)
+        return output
+
+
+async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
+    suite_factory: SuiteFactory,
+) -> None:
+    runs: dict[str, tuple[list[tuple[str, str]], list[str]]] = {}
+    for name, wrap in (("current", None), ("older", WithoutSlotIds)):
+        recorder = CallRecorder()
+        async with suite_factory(
+            interceptors={"canonical_slots": [recorder]}, stage_wrapper=wrap, canonical_slots_mode="inline"
+        ) as suite:
+            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="slot-ids")
+            session_id = created.session.session_id
+            picked = []
+            for turn, text in enumerate(ANSWERS[CONCEPT][:4], start=1):
+                r = await answer(suite.stub, session_id, turn, text)
+                picked.append((r.strategy_selected, r.focus_label))  # node ids differ per run
+        runs[name] = (picked, [n for n, _ in recorder.calls])
+    current, older = runs["current"], runs["older"]
+    # The same decisions; strategy selection resolved the slots itself in every turn (the live
+    # state computation still resolved them too, only its output lost them).
+    assert older[0] == current[0]
+    assert older[1].count("ResolveNodes") == 2 * current[1].count("ResolveNodes") > 0
