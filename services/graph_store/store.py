@@ -93,6 +93,9 @@ class GraphStore:
         self._max_text_chars = max_text_chars
         self._clock = clock
         self._sqlite_write_lock = asyncio.Lock()
+        bind = sessions.kw.get("bind")
+        # SQLite has one write lock for all sessions (PostgreSQL: a lock per session).
+        self._one_writer = bind is None or bind.dialect.name == "sqlite"
 
     # -- helpers ---------------------------------------------------------------------------------
     def methodology(self, name: str, field: str = "methodology") -> MethodologyConfig:
@@ -139,6 +142,15 @@ class GraphStore:
         # lock, checks for a replay and loads the snapshot; the plan is the first to need them.
         encoding = asyncio.ensure_future(self._vectors(labels_to_embed(inp)))
         try:
+            if self._one_writer:
+                # One write lock for all sessions: waiting for the encoder inside it would stall
+                # every other session's write. The replay check runs beside the encoding instead,
+                # and the lock is taken once the vectors are there.
+                async with self._sessions() as db:
+                    done = await repo.get_applied(db, inp.utterance_id)
+                if done is not None:
+                    return self._replay(done.session_id, done.result_json, inp)
+                await encoding
             for attempt in range(2):
                 try:
                     return await self._apply_locked(inp, methodology, encoding)

@@ -169,6 +169,50 @@ async def test_concurrent_submits_one_runs_the_other_is_aborted(suite_factory: S
         assert (await _state(suite, session_id))[0] == 1
 
 
+class TurnGate(Stage):
+    """Wraps a stage; holds its run in turn `turn` until released."""
+
+    def __init__(self, inner: Stage, turn: int, entered: asyncio.Event, release: asyncio.Event) -> None:
+        self.name = inner.name
+        self._inner, self._turn, self._entered, self._release = inner, turn, entered, release
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        if self.name == StageName.EXTRACTION and ctx.turn.turn_number == self._turn:
+            self._entered.set()
+            await self._release.wait()
+        return await self._inner.run(ctx)
+
+
+async def test_while_a_turn_runs_earlier_turns_replay_and_wrong_requests_get_their_own_error(
+    suite_factory: SuiteFactory,
+) -> None:
+    entered, release = asyncio.Event(), asyncio.Event()
+    wrap = lambda stage: TurnGate(stage, 2, entered, release)  # noqa: E731
+    async with suite_factory(stage_wrapper=wrap) as suite:
+        session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+        done = await answer(suite.stub, session_id, 1, MEC[0])
+        second = asyncio.ensure_future(answer(suite.stub, session_id, 2, MEC[1]))
+        await asyncio.wait_for(entered.wait(), 30)
+        try:
+            # The lock is busy, yet a retry of the completed turn is answered from storage ...
+            replay = await answer(suite.stub, session_id, 1, MEC[0])
+            assert replay.replayed and replay.next_question == done.next_question
+            # ... a different answer to it, or a future turn, is refused as such (not as busy) ...
+            for turn, text in ((1, "something else entirely"), (3, MEC[2])):
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await answer(suite.stub, session_id, turn, text)
+                assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION, turn
+            # ... and only the turn in progress itself is busy.
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await answer(suite.stub, session_id, 2, MEC[1])
+            assert code_of(caught.value) == grpc.StatusCode.ABORTED
+        finally:
+            release.set()
+        result = await second
+        assert result.turn_number == 2 and not result.replayed
+        assert (await _state(suite, session_id))[0] == 2
+
+
 @pytest.mark.postgres
 async def test_two_orchestrators_on_one_postgres_run_one_turn_at_a_time(
     fresh_pg_url: str, tmp_path: Any, embedder: Any

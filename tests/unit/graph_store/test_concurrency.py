@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from services.graph_store.app import open_store
+from services.graph_store.settings import GraphStoreSettings
 from services.graph_store.store import GraphStore
 
 from .support import concept, extraction, rel, row_counts
@@ -106,3 +109,44 @@ async def test_concurrent_paraphrases_make_one_node(any_store: tuple[GraphStore,
         nodes, _ = await store.get_graph(sid, include_embeddings=False)
         assert len(nodes) == 1
         assert sorted(nodes[0].source_utterance_ids) == sorted(inp.utterance_id for inp in inputs)
+
+
+class HeldEncoder:
+    """The real embedder, except that encoding any of `held` labels waits for `release`."""
+
+    def __init__(self, inner: Any, held: set[str], release: asyncio.Event) -> None:
+        self._inner, self._held, self._release = inner, held, release
+        self.waiting = asyncio.Event()
+
+    def encode(self, texts: list[str]) -> Any:
+        return self._inner.encode(texts)
+
+    async def aencode(self, texts: list[str]) -> Any:
+        if self._held & set(texts):
+            self.waiting.set()
+            await self._release.wait()
+        return await self._inner.aencode(texts)
+
+
+async def test_a_slow_encoding_holds_up_no_other_session(embedder: Any, registry: Any, db_url: str) -> None:
+    # Session A's labels are still being encoded while session B applies an answer: B's write
+    # must not queue behind A (on SQLite the write lock is one for all sessions).
+    release = asyncio.Event()
+    encoder = HeldEncoder(embedder, {"bright colours"}, release)
+    async with open_store(
+        GraphStoreSettings(database_url=db_url), embedder=encoder, methodologies=registry
+    ) as store:
+        slow = asyncio.ensure_future(
+            store.apply_extraction(extraction("held-a", "reply", [concept("bright colours")], []))
+        )
+        try:
+            await asyncio.wait_for(encoder.waiting.wait(), 10)
+            other = await asyncio.wait_for(
+                store.apply_extraction(extraction("free-b", "reply", [concept("sturdy case")], [])), 10
+            )
+            assert [n.label for n in other.nodes_created] == ["sturdy case"]
+            assert not slow.done()
+        finally:
+            release.set()
+        held = await slow
+        assert [n.label for n in held.nodes_created] == ["bright colours"]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from services.orchestrator.contracts import ContextLoadingOutput
 from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.server import MIGRATIONS
 from shared.db import create_engine
+from shared.errors import FailedPreconditionError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.migrations import upgrade
 
@@ -79,3 +82,33 @@ def test_context_checkpoints_from_before_the_node_lookup_still_load() -> None:
     old = loaded.model_dump_json(exclude={"existing_nodes"})
     assert ContextLoadingOutput.model_validate_json(old).existing_nodes is None
     assert ContextLoadingOutput.model_validate_json(loaded.model_dump_json()).existing_nodes == []
+
+
+async def test_the_question_is_written_with_the_turn_completion_once(db_url: str) -> None:
+    schema = "orchestrator" if db_url.startswith("postgresql") else None
+    await upgrade(db_url, schema=schema, script_location=MIGRATIONS)
+    engine = create_engine(db_url, schema=schema)
+    try:
+        repo = OrchestratorRepository(engine)
+        await repo.create_session(_session("s-q"), "Why?")
+        await repo.begin_turn("s-q", 1, "an answer", None)
+        # A turn resumed from an older run that had saved its question as a stage of its own.
+        await repo.save_utterance("s-q", 1, common_pb2.SPEAKER_INTERVIEWER, "What else?")
+        await repo.complete_turn("s-q", 1, b"result-1", {}, question="What else?")
+        await repo.begin_turn("s-q", 2, "another answer", None)
+        await repo.complete_turn("s-q", 2, b"result-2", {}, question="And then?")
+        transcript = [(u.turn_number, u.speaker, u.text) for u in await repo.list_utterances("s-q")]
+        interviewer = common_pb2.SPEAKER_INTERVIEWER
+        assert [t for t in transcript if t[1] == interviewer] == [
+            (0, interviewer, "Why?"),
+            (1, interviewer, "What else?"),
+            (2, interviewer, "And then?"),
+        ]
+        # A completion that fails (the turn was completed already) writes no utterance either.
+        await repo.begin_turn("s-q", 4, "out of order", None)
+        with pytest.raises(FailedPreconditionError):
+            await repo.complete_turn("s-q", 4, b"result-4", {}, question="Never shown?")
+        texts = [u.text for u in await repo.list_utterances("s-q")]
+        assert "Never shown?" not in texts
+    finally:
+        await engine.dispose()
