@@ -1,0 +1,65 @@
+"""Node labels a turn already holds (no lookup by id for the focus and the longest chain)."""
+
+from __future__ import annotations
+
+from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOutput
+from services.orchestrator.stages.common import known_labels
+from services.orchestrator.tracking import apply_graph_update, load_tracker
+from shared.gen.interview.common.v1 import common_pb2
+from shared.gen.interview.extraction.v1 import extraction_pb2
+from shared.gen.interview.graph.v1 import graph_pb2
+
+
+def _loaded(existing: list[extraction_pb2.ExistingNode] | None) -> ContextLoadingOutput:
+    return ContextLoadingOutput(
+        session_id="s",
+        methodology="means_end_chain",
+        concept=common_pb2.Concept(id="c"),
+        turn_number=3,
+        max_turns=10,
+        previous_question="Why?",
+        recent_turns=[],
+        previous_questions=["Why?"],
+        state={},
+        tracker={},
+        canonical_enabled=True,
+        slot_mode="deferred",
+        existing_nodes=existing,
+    )
+
+
+def _node(node_id: str, label: str, node_type: str = "attribute") -> common_pb2.Node:
+    return common_pb2.Node(id=node_id, label=label, node_type=node_type)
+
+
+def test_labels_come_from_the_tracker_the_listing_and_the_update() -> None:
+    # Turns 1-2 registered n1 and n2 (n2 later merged with n3 into one slot); turn 3 creates n4
+    # and re-mentions n3; an edge reaches n9, which the tracker never saw with a label.
+    tracker = load_tracker(None)
+    first = graph_pb2.ApplyExtractionResponse(nodes_created=[_node("n1", "light"), _node("n2", "comfort")])
+    apply_graph_update(tracker, first, 1)
+    second = graph_pb2.ApplyExtractionResponse(
+        nodes_created=[_node("n3", "comfy", "functional_consequence")],
+        edges_created=[common_pb2.Edge(id="e1", source_node_id="n1", target_node_id="n9")],
+    )
+    apply_graph_update(tracker, second, 2)
+    merged = load_tracker(tracker.to_dict(), {"n2": "slot-a", "n3": "slot-a"})
+    update = GraphUpdateOutput(
+        response=graph_pb2.ApplyExtractionResponse(
+            nodes_created=[_node("n4", "peace of mind", "terminal_value")],
+            nodes_mentioned=[graph_pb2.NodeMention(node=_node("n3", "comfy", "functional_consequence"))],
+        ),
+        tracker=merged.to_dict(),
+    )
+
+    known = known_labels(_loaded(None), update)
+    assert known["n1"] == ("light", "attribute")  # from the tracker alone
+    assert known["n4"] == ("peace of mind", "terminal_value")  # created this turn
+    assert known["n3"] == ("comfy", "functional_consequence")  # re-mentioned this turn
+    # The merged slot's state aggregates n2 and n3: no label is guessed from it ...
+    assert "n2" not in known
+    # ... and n9 was tracked with its id as label: not a label at all.
+    assert "n9" not in known
+
+    listed = [extraction_pb2.ExistingNode(node_id="n2", label="comfort", node_type="attribute")]
+    assert known_labels(_loaded(listed), update)["n2"] == ("comfort", "attribute")
