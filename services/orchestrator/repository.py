@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.orchestrator.models import Base, SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
@@ -56,16 +55,8 @@ class OrchestratorRepository:
         async with self._sessions.begin() as db:
             db.add(row)
             await db.flush()
-            db.add(
-                UtteranceRow(
-                    id=utterance_id(row.id, 0, 1),
-                    session_id=row.id,
-                    turn_number=0,
-                    speaker=1,
-                    text=opening_question,
-                    created_at=row.created_at,
-                )
-            )
+            interviewer = common_pb2.SPEAKER_INTERVIEWER
+            await _insert_utterance(db, row.id, 0, interviewer, opening_question, row.created_at)
         return row
 
     async def get_session(self, session_id: str) -> SessionRow:
@@ -119,25 +110,8 @@ class OrchestratorRepository:
     # -- utterances ------------------------------------------------------------------------
     async def save_utterance(self, session_id: str, turn_number: int, speaker: int, text: str) -> str:
         """Insert an utterance unless it exists (same key); returns its id."""
-        ident = utterance_id(session_id, turn_number, speaker)
-        async with self._sessions() as db:
-            try:
-                async with db.begin():
-                    if await db.get(UtteranceRow, ident) is not None:
-                        return ident
-                    await db.execute(
-                        insert(UtteranceRow).values(
-                            id=ident,
-                            session_id=session_id,
-                            turn_number=turn_number,
-                            speaker=speaker,
-                            text=text,
-                            created_at=utc_now(),
-                        )
-                    )
-            except IntegrityError:
-                pass  # a concurrent retry inserted it first: same key, same content
-        return ident
+        async with self._sessions.begin() as db:
+            return await _insert_utterance(db, session_id, turn_number, speaker, text, utc_now())
 
     async def list_utterances(self, session_id: str) -> list[UtteranceRow]:
         """The transcript in order."""
@@ -266,16 +240,8 @@ class OrchestratorRepository:
         session_values = {**session_values, "turn_count": turn_number, "updated_at": now}
         async with self._sessions.begin() as db:
             if question is not None:
-                speaker = common_pb2.SPEAKER_INTERVIEWER
-                row = {
-                    "id": utterance_id(session_id, turn_number, speaker),
-                    "session_id": session_id,
-                    "turn_number": turn_number,
-                    "speaker": speaker,
-                    "text": question,
-                    "created_at": now,
-                }
-                await db.execute(_insert_ignoring_duplicates(db, UtteranceRow), [row])
+                interviewer = common_pb2.SPEAKER_INTERVIEWER
+                await _insert_utterance(db, session_id, turn_number, interviewer, question, now)
             advanced = await db.execute(
                 update(SessionRow)
                 .where(SessionRow.id == session_id, SessionRow.turn_count == turn_number - 1)
@@ -294,6 +260,24 @@ class OrchestratorRepository:
     async def turn_results(self, session_id: str) -> Sequence[bytes]:
         """Serialized TurnResults of the completed turns, in order."""
         return [t.result for t in await self.list_completed_turns(session_id) if t.result is not None]
+
+
+async def _insert_utterance(
+    db: AsyncSession, session_id: str, turn_number: int, speaker: int, text: str, now: datetime
+) -> str:
+    """Insert an utterance in the caller's transaction; one stored already under its key (a retry,
+    or a concurrent one that won) is kept as it is. Returns the utterance id."""
+    ident = utterance_id(session_id, turn_number, speaker)
+    row = {
+        "id": ident,
+        "session_id": session_id,
+        "turn_number": turn_number,
+        "speaker": speaker,
+        "text": text,
+        "created_at": now,
+    }
+    await db.execute(_insert_ignoring_duplicates(db, UtteranceRow), [row])
+    return ident
 
 
 def _insert_ignoring_duplicates(db: AsyncSession, model: type[Base]) -> Any:

@@ -35,10 +35,31 @@ def surface_ids(tracker: NodeStateTracker) -> list[str]:
     return ids
 
 
-def tracked_surface_count(data: Mapping[str, Any] | None) -> int:
-    """How many surface nodes a stored tracker (its `to_dict` form) aggregates, without loading it."""
-    states = (data or {}).get("states") or {}
-    return sum(len(state.get("surface_node_ids") or ()) or 1 for state in states.values())
+def _stored_states(data: Mapping[str, Any] | None) -> Mapping[str, Mapping[str, Any]]:
+    """The node states by key of a stored tracker (its `to_dict` form), without loading it."""
+    states: Mapping[str, Mapping[str, Any]] = (data or {}).get("states") or {}
+    return states
+
+
+def tracked_surface_ids(data: Mapping[str, Any] | None) -> list[str]:
+    """`surface_ids` of a stored tracker."""
+    ids: list[str] = []
+    for key, state in _stored_states(data).items():
+        ids.extend(state.get("surface_node_ids") or [key])
+    return ids
+
+
+def tracked_labels(data: Mapping[str, Any] | None) -> dict[str, tuple[str, str]]:
+    """(label, node type) by surface node id from a stored tracker: every node was registered with
+    the label the graph store returned. A state that aggregates several surface nodes, or one
+    tracked before its label was known (label = id), names no node's label and is left out."""
+    labels: dict[str, tuple[str, str]] = {}
+    for state in _stored_states(data).values():
+        ids = state.get("surface_node_ids") or [state.get("node_id")]
+        label = state.get("label")
+        if len(ids) == 1 and isinstance(ids[0], str) and isinstance(label, str) and label != ids[0]:
+            labels[ids[0]] = (label, str(state.get("node_type") or ""))
+    return labels
 
 
 def apply_graph_update(

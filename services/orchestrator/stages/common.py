@@ -10,6 +10,7 @@ from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOut
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.rules import TerminationRules
 from services.orchestrator.settings import OrchestratorSettings
+from services.orchestrator.tracking import tracked_labels
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.methodology import MethodologyRegistry
@@ -38,16 +39,9 @@ def known_labels(loaded: ContextLoadingOutput, update: GraphUpdateOutput) -> dic
     """(label, node type) by node id for the nodes this turn already holds: the tracker's, those
     shown to extraction and those the graph update created or matched (labels never change).
 
-    The tracker registered every node with the label the graph store returned, so a large graph
-    (where extraction is shown only the most relevant nodes) needs no lookup either. A state that
-    aggregates several surface nodes, or one tracked before its label was known (label = id), is
-    left to the other sources."""
-    known: dict[str, tuple[str, str]] = {}
-    for state in (update.tracker.get("states") or {}).values():
-        ids = state.get("surface_node_ids") or [state.get("node_id")]
-        label = state.get("label")
-        if len(ids) == 1 and isinstance(ids[0], str) and isinstance(label, str) and label != ids[0]:
-            known[ids[0]] = (label, str(state.get("node_type") or ""))
+    With the tracker's labels a large graph (where extraction is shown only the most relevant
+    nodes) needs no lookup either."""
+    known = tracked_labels(update.tracker)
     known.update((n.node_id, (n.label, n.node_type)) for n in loaded.existing_nodes or ())
     known.update((n.id, (n.label, n.node_type)) for n in update.response.nodes_created)
     known.update((m.node.id, (m.node.label, m.node.node_type)) for m in update.response.nodes_mentioned)

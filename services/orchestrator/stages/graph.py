@@ -21,7 +21,7 @@ from services.orchestrator.contracts import (
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.rules import TurnYield, update_saturation
 from services.orchestrator.stages.common import StageDeps
-from services.orchestrator.tracking import apply_graph_update, load_tracker, surface_ids
+from services.orchestrator.tracking import apply_graph_update, load_tracker, tracked_surface_ids
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
@@ -182,7 +182,7 @@ class StateComputationStage(Stage):
         if loaded.canonical_enabled:
             # The tracker's slot resolution (for strategy selection) needs the same inputs as the
             # canonical state, so the two calls go out together.
-            ids = surface_ids(load_tracker(update.tracker))
+            ids = tracked_surface_ids(update.tracker)
             canonical, slot_ids = await asyncio.gather(
                 self._d.deps(
                     self._d.deps.slots.GetCanonicalState,

@@ -15,7 +15,7 @@ from services.orchestrator.contracts import (
 )
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.stages.common import StageDeps, depth_score
-from services.orchestrator.tracking import tracked_surface_count
+from services.orchestrator.tracking import tracked_surface_ids
 from shared.errors import FailedPreconditionError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
@@ -84,7 +84,7 @@ class ContextLoadingStage(Stage):
                 self._d,
                 ctx.turn.session_id,
                 ctx.turn.text,
-                known_count=tracked_surface_count(session.node_tracker_state),
+                known_count=len(tracked_surface_ids(session.node_tracker_state)),
             )
         )
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOutput
 from services.orchestrator.stages.common import known_labels
-from services.orchestrator.tracking import apply_graph_update, load_tracker
+from services.orchestrator.tracking import apply_graph_update, load_tracker, surface_ids, tracked_surface_ids
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
@@ -63,3 +63,14 @@ def test_labels_come_from_the_tracker_the_listing_and_the_update() -> None:
 
     listed = [extraction_pb2.ExistingNode(node_id="n2", label="comfort", node_type="attribute")]
     assert known_labels(_loaded(listed), update)["n2"] == ("comfort", "attribute")
+
+
+def test_stored_tracker_readers_agree_with_the_loaded_tracker() -> None:
+    tracker = load_tracker(None)
+    created = [_node("n1", "light"), _node("n2", "comfort"), _node("n3", "comfy")]
+    apply_graph_update(tracker, graph_pb2.ApplyExtractionResponse(nodes_created=created), 1)
+    stored = load_tracker(tracker.to_dict(), {"n2": "slot-a", "n3": "slot-a"}).to_dict()
+    assert (
+        sorted(tracked_surface_ids(stored)) == sorted(surface_ids(load_tracker(stored))) == ["n1", "n2", "n3"]
+    )
+    assert tracked_surface_ids(None) == []
