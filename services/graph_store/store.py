@@ -92,10 +92,9 @@ class GraphStore:
         self._threshold = similarity_threshold
         self._max_text_chars = max_text_chars
         self._clock = clock
+        # SQLite has one write lock for all sessions (held in-process); PostgreSQL a lock per session.
+        self._one_writer = sessions.kw["bind"].dialect.name == "sqlite"
         self._sqlite_write_lock = asyncio.Lock()
-        bind = sessions.kw.get("bind")
-        # SQLite has one write lock for all sessions (PostgreSQL: a lock per session).
-        self._one_writer = bind is None or bind.dialect.name == "sqlite"
 
     # -- helpers ---------------------------------------------------------------------------------
     def methodology(self, name: str, field: str = "methodology") -> MethodologyConfig:
@@ -111,7 +110,7 @@ class GraphStore:
     async def _write(self, session_id: str) -> AsyncIterator[AsyncSession]:
         """A transaction holding the session's write lock."""
         async with self._sessions() as db:
-            if db.get_bind().dialect.name == "sqlite":
+            if self._one_writer:
                 async with self._sqlite_write_lock, db.begin():
                     yield db
             else:
@@ -258,16 +257,15 @@ class GraphStore:
                 )
             ],
         )
-        vectors = await self._vectors(labels_to_embed(inp))
-        matrix = np.stack(list(vectors.values()))
+        encoding = asyncio.ensure_future(self._vectors(labels_to_embed(inp)))
         sid = inp.session_id
         async with self._sessions() as db:
             transaction = await db.begin()
             try:
-                if db.get_bind().dialect.name != "sqlite":
+                if not self._one_writer:
                     await repo.lock_session(db, sid)
                 await repo.get_applied(db, inp.utterance_id)
-                result = await self._apply_in(db, inp, config, _ready(vectors))
+                result = await self._apply_in(db, inp, config, encoding)
                 await db.flush()
                 await repo.metric_refs(db, sid)
                 rows, _ = await repo.page_nodes(db, sid, after_pk=0, limit=DEFAULT_PAGE_SIZE)
@@ -276,7 +274,8 @@ class GraphStore:
                 await repo.node_rows_by_id(db, sid, [n.id for n in result.nodes_created])
                 ids, blobs = await repo.node_embeddings(db, sid)
                 if ids:
-                    cosine_matrix(matrix[:1], stack_bytes(blobs))
+                    first = next(iter(encoding.result().values()))
+                    cosine_matrix(first[None, :], stack_bytes(blobs))
             finally:
                 await transaction.rollback()
         _log.info("graph.warm_up.done", methodology=methodology)
@@ -406,10 +405,6 @@ class GraphStore:
         async with self._write(session_id) as db:
             nodes, edges = await repo.delete_session(db, session_id)
         return DeleteResult(nodes_deleted=nodes, edges_deleted=edges)
-
-
-async def _ready(vectors: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
-    return vectors
 
 
 __all__ = ["DEFAULT_PAGE_SIZE", "GraphStore", "MethodologySource", "TextEncoder"]
