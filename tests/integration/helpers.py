@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -16,6 +16,37 @@ from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from tests.integration.answers import ANSWERS
 
 T = TypeVar("T")
+Unary = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
+
+
+class UnaryInterceptor(grpc.aio.ServerInterceptor):
+    """Fault injection and call recording on an internal service: every unary method whose full
+    name ends with `suffix` ("" for all) runs through `around`, which calls the real method."""
+
+    suffix = ""
+
+    async def around(self, method: str, inner: Unary, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        """Runs in place of `method` (its short name); by default just calls it."""
+        return await inner(request, context)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or handler.unary_unary is None or not details.method.endswith(self.suffix):
+            return handler
+        inner, method = handler.unary_unary, details.method.rsplit("/", 1)[-1]
+
+        async def behaviour(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            return await self.around(method, inner, request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            behaviour,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
 
 
 async def create(

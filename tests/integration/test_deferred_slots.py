@@ -7,7 +7,6 @@ tests observe the order of calls across turns, not just the end state.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -16,13 +15,15 @@ import grpc.aio
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.slots.v1 import slots_pb2
 from tests.integration.answers import ANSWERS
-from tests.integration.helpers import answer, create
+from tests.integration.helpers import Unary, UnaryInterceptor, answer, create
 
 CONCEPT = "headphones_mec"
 
 
-class DiscoverSlotsRecorder(grpc.aio.ServerInterceptor):
+class DiscoverSlotsRecorder(UnaryInterceptor):
     """Records (turn_number, outcome) of every DiscoverSlots call; fails the first `fail` calls."""
+
+    suffix = "/DiscoverSlots"
 
     def __init__(self, fail: int = 0, hold_first: asyncio.Event | None = None) -> None:
         self.calls: list[tuple[int, str]] = []
@@ -42,35 +43,19 @@ class DiscoverSlotsRecorder(grpc.aio.ServerInterceptor):
                 self.changed.clear()
                 await self.changed.wait()
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if not details.method.endswith("/DiscoverSlots") or handler is None:
-            return handler
-        inner = handler.unary_unary
-
-        async def behaviour(
-            request: slots_pb2.DiscoverSlotsRequest, context: grpc.aio.ServicerContext
-        ) -> Any:
-            self.arrived += 1
-            if self.arrived == 1 and self.hold_first is not None:
-                await self.hold_first.wait()
-            if self.fail:
-                self.fail -= 1
-                self.record(request.turn_number, "failed")
-                await context.abort(grpc.StatusCode.INTERNAL, "injected failure")
-            response: slots_pb2.DiscoverSlotsResponse = await inner(request, context)
-            self.record(request.turn_number, "replayed" if response.replayed else "ran")
-            return response
-
-        return grpc.unary_unary_rpc_method_handler(
-            behaviour,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+    async def around(
+        self, method: str, inner: Unary, request: slots_pb2.DiscoverSlotsRequest, context: Any
+    ) -> Any:
+        self.arrived += 1
+        if self.arrived == 1 and self.hold_first is not None:
+            await self.hold_first.wait()
+        if self.fail:
+            self.fail -= 1
+            self.record(request.turn_number, "failed")
+            await context.abort(grpc.StatusCode.INTERNAL, "injected failure")
+        response: slots_pb2.DiscoverSlotsResponse = await inner(request, context)
+        self.record(request.turn_number, "replayed" if response.replayed else "ran")
+        return response
 
 
 def _slot_stage(result: pb.TurnResult) -> int:
@@ -81,36 +66,22 @@ def _canonical_size(result: pb.TurnResult) -> int:
     return result.canonical_graph.concept_count + result.canonical_graph.candidate_count
 
 
-class HoldQuestion(grpc.aio.ServerInterceptor):
+class HoldQuestion(UnaryInterceptor):
     """Holds each follow-up question call until `ready` is set (or `limit_s` passed), noting which."""
+
+    suffix = "/GenerateFollowUpQuestion"
 
     def __init__(self, ready: asyncio.Event, limit_s: float = 5.0) -> None:
         self.ready, self.limit_s = ready, limit_s
         self.saw_ready: list[bool] = []
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if not details.method.endswith("/GenerateFollowUpQuestion") or handler is None:
-            return handler
-        inner = handler.unary_unary
-
-        async def held(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            try:
-                await asyncio.wait_for(self.ready.wait(), self.limit_s)
-                self.saw_ready.append(True)
-            except TimeoutError:
-                self.saw_ready.append(False)
-            return await inner(request, context)
-
-        return grpc.unary_unary_rpc_method_handler(
-            held,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        try:
+            await asyncio.wait_for(self.ready.wait(), self.limit_s)
+            self.saw_ready.append(True)
+        except TimeoutError:
+            self.saw_ready.append(False)
+        return await inner(request, context)
 
 
 class SignalDiscovery(DiscoverSlotsRecorder):
@@ -120,14 +91,9 @@ class SignalDiscovery(DiscoverSlotsRecorder):
         super().__init__()
         self.arrival = arrived
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        if details.method.endswith("/DiscoverSlots"):
-            self.arrival.set()
-        return await super().intercept_service(continuation, details)
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        self.arrival.set()
+        return await super().around(method, inner, request, context)
 
 
 async def test_the_discovery_overlaps_the_question_generation(suite_factory: Any) -> None:

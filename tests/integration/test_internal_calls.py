@@ -6,7 +6,6 @@ tests check the calls themselves (their number and content), and the public resu
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -23,7 +22,7 @@ from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
-from tests.integration.helpers import answer, create
+from tests.integration.helpers import Unary, UnaryInterceptor, answer, create
 
 CONCEPT = "headphones_mec"
 # Unrelated nouns: far apart in embedding space, so none is merged into another as a duplicate.
@@ -38,7 +37,7 @@ NOUNS = (  # noqa: SIM905 - a word list reads better as one text
 ).split()
 
 
-class CallRecorder(grpc.aio.ServerInterceptor):
+class CallRecorder(UnaryInterceptor):
     """Records (method name, request) of every unary call to the server it is installed on."""
 
     def __init__(self) -> None:
@@ -48,25 +47,9 @@ class CallRecorder(grpc.aio.ServerInterceptor):
         """The requests of one method, in arrival order."""
         return [request for name, request in self.calls if name == method]
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None or handler.unary_unary is None:
-            return handler
-        inner, method = handler.unary_unary, details.method.rsplit("/", 1)[-1]
-
-        async def recorded(request: Message, context: grpc.aio.ServicerContext) -> Any:
-            self.calls.append((method, request))
-            return await inner(request, context)
-
-        return grpc.unary_unary_rpc_method_handler(
-            recorded,
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
+    async def around(self, method: str, inner: Unary, request: Message, context: Any) -> Any:
+        self.calls.append((method, request))
+        return await inner(request, context)
 
 
 async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) -> None:

@@ -8,24 +8,11 @@ from services.orchestrator.tracking import apply_graph_update, load_tracker, sur
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
+from tests.unit.orchestrator.support import context_output
 
 
 def _loaded(existing: list[extraction_pb2.ExistingNode] | None) -> ContextLoadingOutput:
-    return ContextLoadingOutput(
-        session_id="s",
-        methodology="means_end_chain",
-        concept=common_pb2.Concept(id="c"),
-        turn_number=3,
-        max_turns=10,
-        previous_question="Why?",
-        recent_turns=[],
-        previous_questions=["Why?"],
-        state={},
-        tracker={},
-        canonical_enabled=True,
-        slot_mode="deferred",
-        existing_nodes=existing,
-    )
+    return context_output(turn_number=3, max_turns=10, existing_nodes=existing)
 
 
 def _node(node_id: str, label: str, node_type: str = "attribute") -> common_pb2.Node:
