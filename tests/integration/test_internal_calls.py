@@ -6,6 +6,7 @@ tests check the calls themselves (their number and content), and the public resu
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import grpc
@@ -13,7 +14,7 @@ import grpc.aio
 from google.protobuf.message import Message
 
 from services.orchestrator.clients import Dependencies
-from services.orchestrator.contracts import StageName, StateComputationOutput
+from services.orchestrator.contracts import SlotDiscoveryOutput, StageName, StateComputationOutput
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
@@ -64,6 +65,7 @@ async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) 
             results.append(result)
             shown.append(result.next_question)
         slot_calls = [name for name, _ in recorders["canonical_slots"].calls]
+        reads = recorders["canonical_slots"].requests("GetCanonicalState")
         graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
 
     graph_calls, extraction_calls = recorders["graph_store"], recorders["extraction"]
@@ -75,9 +77,25 @@ async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) 
     assert graph_calls.requests("SearchNodes") == []  # a small graph is listed whole
     # Focus and chain labels come from the nodes the turn already holds: no lookup by id.
     assert graph_calls.requests("BatchGetNodes") == []
-    # One slot resolution per turn with a tracked node (sent beside GetCanonicalState).
-    with_nodes = sum(1 for r in results if r.graph_state.node_count)
-    assert slot_calls.count("ResolveNodes") == slot_calls.count("GetCanonicalState") == with_nodes > 0
+    # Deferred mode: one canonical state read per turn, sent beside extraction (so without the
+    # surface counts, which exist only after the graph update), and one slot resolution per turn
+    # that starts with tracked nodes: the nodes created before it.
+    assert len(reads) == 5
+    assert {(r.surface_node_count, r.surface_edge_count) for r in reads} == {(0, 0)}
+    tracked_before = sum(1 for r in results[:-1] if r.graph_state.node_count)
+    assert slot_calls.count("ResolveNodes") == tracked_before > 0
+    # The comparison the turn reports is the one documented on GraphComparison, for the graph after
+    # the update: surface nodes per active canonical concept.
+    last = results[-1]
+    concepts = last.canonical_graph.concept_count
+    assert concepts > 0
+    assert (last.graph_comparison.surface_node_count, last.graph_comparison.surface_edge_count) == (
+        last.graph_state.node_count,
+        last.graph_state.edge_count,
+    )
+    assert last.graph_comparison.canonical_concept_count == concepts
+    assert last.graph_comparison.canonical_edge_count == last.canonical_graph.edge_count
+    assert last.graph_comparison.compression_ratio == last.graph_state.node_count / concepts
 
     labels = {n.id: n.label for n in graph.nodes}
     slot_labels = {m.slot_id: labels[m.surface_node_id] for m in graph.mappings}
@@ -173,3 +191,93 @@ async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
     # state computation still resolved them too, only its output lost them).
     assert older[0] == current[0]
     assert older[1].count("ResolveNodes") == 2 * current[1].count("ResolveNodes") > 0
+
+
+class Hold(UnaryInterceptor):
+    """Holds each call of one method until `ready` is set (or `limit_s` passed), noting which, then
+    clears it for the next turn."""
+
+    def __init__(self, suffix: str, ready: asyncio.Event, limit_s: float = 5.0) -> None:
+        self.suffix, self.ready, self.limit_s = suffix, ready, limit_s
+        self.saw_ready: list[bool] = []
+
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        try:
+            await asyncio.wait_for(self.ready.wait(), self.limit_s)
+            self.saw_ready.append(True)
+        except TimeoutError:
+            self.saw_ready.append(False)
+        self.ready.clear()
+        return await inner(request, context)
+
+
+class Signal(UnaryInterceptor):
+    """Sets `arrived` when a call of one method arrives."""
+
+    def __init__(self, suffix: str, arrived: asyncio.Event) -> None:
+        self.suffix, self.arrived = suffix, arrived
+
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        self.arrived.set()
+        return await inner(request, context)
+
+
+async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: SuiteFactory) -> None:
+    # Each graph update waits until the turn's canonical state read has arrived: when state
+    # computation asked for it after the update, the wait runs out instead.
+    arrived = asyncio.Event()
+    hold = Hold("/ApplyExtraction", arrived)
+    interceptors = {"graph_store": [hold], "canonical_slots": [Signal("/GetCanonicalState", arrived)]}
+    async with suite_factory(interceptors=interceptors) as suite:
+        session_id = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        results = [
+            await answer(suite.stub, session_id, turn, text)
+            for turn, text in enumerate(ANSWERS[CONCEPT][:3], start=1)
+        ]
+    assert len(hold.saw_ready) == 3 and all(hold.saw_ready), hold.saw_ready
+    assert all(r.graph_state.node_count for r in results)
+
+
+class OlderSlotCheckpoint(Stage):
+    """Slot discovery as a checkpoint from before it read the canonical state reads back."""
+
+    def __init__(self, inner: Stage) -> None:
+        self.name = inner.name
+        self._inner = inner
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        output = await self._inner.run(ctx)
+        if self.name == StageName.SLOT_DISCOVERY:
+            old = output.model_dump_json(exclude={"canonical_state", "slot_ids"})
+            return SlotDiscoveryOutput.model_validate_json(old)
+        return output
+
+
+async def test_state_computation_reads_the_canonical_state_itself_after_an_older_slot_checkpoint(
+    suite_factory: SuiteFactory,
+) -> None:
+    runs: dict[str, tuple[list[tuple[Any, ...]], list[Any]]] = {}
+    for name, wrap in (("current", None), ("older", OlderSlotCheckpoint)):
+        recorder = CallRecorder()
+        async with suite_factory(interceptors={"canonical_slots": [recorder]}, stage_wrapper=wrap) as suite:
+            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="older-slots")
+            session_id = created.session.session_id
+            seen = []
+            for turn, text in enumerate(ANSWERS[CONCEPT][:4], start=1):
+                r = await answer(suite.stub, session_id, turn, text)
+                # Node ids differ per run: compare what follows from them.
+                seen.append(
+                    (
+                        r.strategy_selected,
+                        r.focus_label,
+                        r.canonical_graph.SerializeToString(deterministic=True),
+                        r.graph_comparison.SerializeToString(deterministic=True),
+                    )
+                )
+        runs[name] = (seen, recorder.requests("GetCanonicalState"))
+    (current, current_reads), (older, older_reads) = runs["current"], runs["older"]
+    assert older == current
+    # The older checkpoint made state computation ask again, with the updated graph's counts.
+    assert len(older_reads) == 2 * len(current_reads) == 8
+    with_counts = [r for r in older_reads if r.surface_node_count]
+    assert len(with_counts) == 4 and len(older_reads) - len(with_counts) == 4

@@ -128,11 +128,20 @@ class SlotDiscoveryStage(Stage):
             response = await self._d.deps(
                 self._d.deps.slots.DiscoverSlots, request, service="canonical_slots"
             )
+        canonical_state: common_pb2.CanonicalGraphState | None = None
+        slot_ids: dict[str, str] | None = None
+        if loaded.canonical_enabled and loaded.slot_mode != "inline":
+            # Off the critical path: this chain runs beside extraction and the graph update.
+            canonical_state, slot_ids = await canonical_reads(
+                self._d, loaded.session_id, tracked_surface_ids(loaded.tracker)
+            )
         return SlotDiscoveryOutput(
             response=response,
             caught_up=caught_up,
             mode=loaded.slot_mode,
             skipped=response is None and not caught_up,
+            canonical_state=canonical_state,
+            slot_ids=slot_ids,
         )
 
 
@@ -162,6 +171,44 @@ async def resolve_slots(d: StageDeps, session_id: str, node_ids: list[str]) -> d
     return dict(resolved.slot_ids)
 
 
+async def canonical_reads(
+    d: StageDeps, session_id: str, node_ids: list[str], surface: common_pb2.GraphState | None = None
+) -> tuple[common_pb2.CanonicalGraphState, dict[str, str]]:
+    """The session's canonical state and the slots of `node_ids` (the two calls go out together).
+
+    Without `surface` the state is asked for with zero surface counts: the comparison is then the
+    caller's to compute (`canonical_comparison`)."""
+    counts = surface or common_pb2.GraphState()
+    canonical, slot_ids = await asyncio.gather(
+        d.deps(
+            d.deps.slots.GetCanonicalState,
+            slots_pb2.GetCanonicalStateRequest(
+                session_id=session_id,
+                surface_node_count=counts.node_count,
+                surface_edge_count=counts.edge_count,
+            ),
+            service="canonical_slots",
+        ),
+        resolve_slots(d, session_id, node_ids),
+    )
+    return canonical.canonical_state, slot_ids
+
+
+def canonical_comparison(
+    canonical: common_pb2.CanonicalGraphState, surface: common_pb2.GraphState
+) -> common_pb2.GraphComparison:
+    """Surface vs canonical sizes, as GetCanonicalState computes them (compression = surface
+    nodes per active concept, 0 without one)."""
+    concepts = canonical.concept_count
+    return common_pb2.GraphComparison(
+        surface_node_count=surface.node_count,
+        surface_edge_count=surface.edge_count,
+        canonical_concept_count=concepts,
+        canonical_edge_count=canonical.edge_count,
+        compression_ratio=surface.node_count / concepts if concepts else 0.0,
+    )
+
+
 class StateComputationStage(Stage):
     """Stage 5: fresh surface (and canonical) metrics and the saturation counters."""
 
@@ -180,22 +227,20 @@ class StateComputationStage(Stage):
         canonical_count: int | None = None
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled:
-            # The tracker's slot resolution (for strategy selection) needs the same inputs as the
-            # canonical state, so the two calls go out together.
             ids = tracked_surface_ids(update.tracker)
-            canonical, slot_ids = await asyncio.gather(
-                self._d.deps(
-                    self._d.deps.slots.GetCanonicalState,
-                    slots_pb2.GetCanonicalStateRequest(
-                        session_id=loaded.session_id,
-                        surface_node_count=graph_state.node_count,
-                        surface_edge_count=graph_state.edge_count,
-                    ),
-                    service="canonical_slots",
-                ),
-                resolve_slots(self._d, loaded.session_id, ids),
-            )
-            canonical_state, comparison = canonical.canonical_state, canonical.comparison
+            read = ctx.get(SlotDiscoveryOutput)
+            if read.canonical_state is not None and read.slot_ids is not None:
+                # Deferred mode: read beside extraction. The nodes this turn created are not mapped
+                # before its own discovery runs, so the slots of the nodes tracked before it are all.
+                canonical_state, known = read.canonical_state, read.slot_ids
+                slot_ids = {i: known[i] for i in ids if i in known}
+            else:
+                # The tracker's slot resolution (for strategy selection) needs the same inputs as
+                # the canonical state, so the two calls go out together.
+                canonical_state, slot_ids = await canonical_reads(
+                    self._d, loaded.session_id, ids, graph_state
+                )
+            comparison = canonical_comparison(canonical_state, graph_state)
             canonical_count = canonical_state.concept_count + canonical_state.candidate_count
         turn_yield = TurnYield(
             nodes_created=len(update.response.nodes_created),
