@@ -7,7 +7,9 @@ advances from `turn_number - 1` to `turn_number` (an optimistic guard under the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,6 +45,21 @@ class OrchestratorRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # SQLite has one write lock for the whole file. Two of this process's transactions that
+        # write at once (a turn's completion and the checkpoint writer, or two sessions' turns)
+        # would otherwise meet in SQLite's busy handler, which polls with sleeps of several ms;
+        # queueing them here hands the lock over as soon as it is free. PostgreSQL locks rows.
+        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction (committed on exit), queued behind this process's other writes on SQLite."""
+        if self._write_lock is None:
+            async with self._sessions.begin() as db:
+                yield db
+            return
+        async with self._write_lock, self._sessions.begin() as db:
+            yield db
 
     @property
     def engine(self) -> AsyncEngine:
@@ -52,7 +69,7 @@ class OrchestratorRepository:
     # -- sessions --------------------------------------------------------------------------
     async def create_session(self, row: SessionRow, opening_question: str) -> SessionRow:
         """Insert a session with its opening question (turn 0) in one transaction."""
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             db.add(row)
             await db.flush()
             interviewer = common_pb2.SPEAKER_INTERVIEWER
@@ -91,7 +108,7 @@ class OrchestratorRepository:
     async def update_session(self, session_id: str, **values: Any) -> SessionRow:
         """Set columns of a session (status changes) and return it."""
         values["updated_at"] = utc_now()
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             result = await db.execute(update(SessionRow).where(SessionRow.id == session_id).values(**values))
             if _rowcount(result) == 0:
                 raise NotFoundError("session", session_id)
@@ -99,7 +116,7 @@ class OrchestratorRepository:
 
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its utterances and turns."""
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             await db.execute(delete(TurnCheckpointRow).where(TurnCheckpointRow.session_id == session_id))
             await db.execute(delete(TurnRow).where(TurnRow.session_id == session_id))
             await db.execute(delete(UtteranceRow).where(UtteranceRow.session_id == session_id))
@@ -110,7 +127,7 @@ class OrchestratorRepository:
     # -- utterances ------------------------------------------------------------------------
     async def save_utterance(self, session_id: str, turn_number: int, speaker: int, text: str) -> str:
         """Insert an utterance unless it exists (same key); returns its id."""
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             return await _insert_utterance(db, session_id, turn_number, speaker, text, utc_now())
 
     async def list_utterances(self, session_id: str) -> list[UtteranceRow]:
@@ -147,7 +164,7 @@ class OrchestratorRepository:
         The answer is stored here, before any LLM work. A retry must carry the same answer: a
         different text for a turn whose answer is already stored is refused.
         """
-        async with self._sessions() as db, db.begin():
+        async with self._write() as db:
             row = await db.get(TurnRow, (session_id, turn_number), with_for_update=True)
             if row is None:
                 row = TurnRow(
@@ -190,7 +207,7 @@ class OrchestratorRepository:
             for stage, payload in outputs
         ]
         # One statement: rows already there (the primary key) are skipped, not overwritten.
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             insert_rows = _insert_ignoring_duplicates(db, TurnCheckpointRow)
             await db.execute(insert_rows, rows)
 
@@ -206,7 +223,7 @@ class OrchestratorRepository:
 
     async def delete_checkpoints(self, session_id: str, turn_number: int) -> None:
         """Drop a completed turn's checkpoints (its result is stored; nothing is left to resume)."""
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             await db.execute(
                 delete(TurnCheckpointRow).where(
                     TurnCheckpointRow.session_id == session_id, TurnCheckpointRow.turn_number == turn_number
@@ -215,7 +232,7 @@ class OrchestratorRepository:
 
     async def fail_turn(self, session_id: str, turn_number: int, code: str, message: str) -> None:
         """Mark a turn failed; its checkpoints stay for the resume."""
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             await db.execute(
                 update(TurnRow)
                 .where(
@@ -238,7 +255,7 @@ class OrchestratorRepository:
         interviewer's `question` as the turn's utterance (kept if a resumed turn stored it before)."""
         now = utc_now()
         session_values = {**session_values, "turn_count": turn_number, "updated_at": now}
-        async with self._sessions.begin() as db:
+        async with self._write() as db:
             if question is not None:
                 interviewer = common_pb2.SPEAKER_INTERVIEWER
                 await _insert_utterance(db, session_id, turn_number, interviewer, question, now)

@@ -3,42 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import pytest
 
 from services.orchestrator.contracts import ContextLoadingOutput
-from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.server import MIGRATIONS
 from shared.db import create_engine
 from shared.errors import FailedPreconditionError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.migrations import upgrade
-from tests.unit.orchestrator.support import context_output
-
-
-def _session(session_id: str) -> SessionRow:
-    now = datetime.now(UTC)
-    return SessionRow(
-        id=session_id,
-        concept_id="c",
-        concept_name="c",
-        concept={"id": "c"},
-        methodology="means_end_chain",
-        status="active",
-        max_turns=5,
-        turn_count=0,
-        phase=common_pb2.INTERVIEW_PHASE_EARLY,
-        termination_reason=0,
-        metadata_={},
-        current_question="Why?",
-        state={},
-        node_tracker_state=None,
-        canonical_enabled=True,
-        created_at=now,
-        updated_at=now,
-    )
+from tests.unit.orchestrator.support import context_output, session_row
 
 
 @pytest.fixture
@@ -54,7 +29,7 @@ async def repo(db_url: str) -> AsyncIterator[OrchestratorRepository]:
 
 
 async def test_a_stored_stage_keeps_its_first_output(repo: OrchestratorRepository) -> None:
-    await repo.create_session(_session("s-ckpt"), "Why?")
+    await repo.create_session(session_row("s-ckpt"), "Why?")
     await repo.begin_turn("s-ckpt", 1, "an answer", None)
     await repo.save_checkpoints("s-ckpt", 1, [("srl", '{"v": 1}'), ("rubric", '{"v": 1}')])
     # A concurrent resume of the same turn writes the same stages again, plus a new one.
@@ -78,7 +53,7 @@ def test_context_checkpoints_from_before_the_node_lookup_still_load() -> None:
 
 
 async def test_the_question_is_written_with_the_turn_completion_once(repo: OrchestratorRepository) -> None:
-    await repo.create_session(_session("s-q"), "Why?")
+    await repo.create_session(session_row("s-q"), "Why?")
     await repo.begin_turn("s-q", 1, "an answer", None)
     # A turn resumed from an older run that had saved its question as a stage of its own.
     await repo.save_utterance("s-q", 1, common_pb2.SPEAKER_INTERVIEWER, "What else?")
