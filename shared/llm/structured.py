@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -23,16 +24,25 @@ class Parsed(Generic[T]):
     problem: str | None
 
 
+@functools.lru_cache(maxsize=128)
+def _schema_text(schema: type[BaseModel]) -> str:
+    # Generating a model's JSON schema walks all its fields: a third of the extraction service's
+    # own CPU per request before it was remembered. A schema class does not change at run time.
+    return json.dumps(schema.model_json_schema(), separators=(",", ":"))
+
+
 def schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema given to the model (tool `input_schema` or system-prompt instructions)."""
-    return schema.model_json_schema()
+    """The JSON schema given to the model (tool `input_schema` or system-prompt instructions); a
+    fresh dict each call, so a caller may change it."""
+    value: dict[str, Any] = json.loads(_schema_text(schema))
+    return value
 
 
 def json_instructions(system: str, schema: type[BaseModel]) -> str:
     """System prompt for JSON mode (OpenAI-compatible): JSON mode takes no schema, so state it."""
     return (
         f"{system}\n\nRespond with a single JSON object, and nothing else, that validates against "
-        f"this JSON schema:\n{json.dumps(schema_of(schema), separators=(',', ':'))}"
+        f"this JSON schema:\n{_schema_text(schema)}"
     )
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any, ClassVar
 
 import pytest
+from pydantic import BaseModel
 
 from shared.errors import LLMInvalidOutputError
+from shared.llm.structured import json_instructions, schema_of
 from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Reply, fake_llm_settings
 from tests.unit.llm.conftest import BuildClients
 from tests.unit.llm.models import INVALID, VALID, Extraction
@@ -168,3 +171,22 @@ async def test_malformed_http_body_counts_as_the_repair_attempt(
     with pytest.raises(LLMInvalidOutputError, match="unreadable response body"):
         await clients.extraction.complete_json(system="sys", user="text", schema=Extraction)
     assert len(fake_llm.requests) == 4
+
+
+def test_a_models_schema_is_generated_once_and_handed_out_as_a_fresh_copy() -> None:
+    class Counted(BaseModel):
+        generated: ClassVar[int] = 0
+        label: str
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            Counted.generated += 1
+            return super().model_json_schema(*args, **kwargs)
+
+    first = schema_of(Counted)
+    assert first == BaseModel.model_json_schema.__func__(Counted)  # type: ignore[attr-defined]
+    first["properties"]["label"]["type"] = "integer"  # a caller changing its copy
+    assert schema_of(Counted)["properties"]["label"]["type"] == "string"
+    stated = json_instructions("Extract.", Counted)
+    assert stated.endswith(json.dumps(schema_of(Counted), separators=(",", ":")))
+    assert Counted.generated == 1
