@@ -29,6 +29,13 @@ def _check(name: str, measured: float | None, limit: float, *, at_least: bool = 
     return {"target": name, "measured": measured, "limit": limit, "pass": ok}
 
 
+def _worst(*ratios: float | None) -> float | None:
+    """The largest of the ratios measured (one session's 5-turn windows are noisy on this machine:
+    a slow turn-5 window alone can pass a session that grows)."""
+    measured = [r for r in ratios if r is not None]
+    return max(measured) if measured else None
+
+
 def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets, checked on SQLite with deferred slot discovery."""
     db = report["databases"].get("sqlite", {})
@@ -38,6 +45,7 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         None,
     )
     long = deferred.get("long_session") or {}
+    long_2 = deferred.get("long_session_2") or {}
     checks = [
         _check(
             "p50 non-LLM overhead per turn at 0 ms (ms)",
@@ -56,11 +64,13 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
             SLOW_TARGET_MS,
         ),
         _check(
-            "turn 50 / turn 5 latency (5-turn window medians)", long.get("turn50_over_turn5"), GROWTH_TARGET
+            "turn 50 / turn 5 latency (5-turn window medians, worse of the two 50-turn sessions)",
+            _worst(long.get("turn50_over_turn5"), long_2.get("turn50_over_turn5")),
+            GROWTH_TARGET,
         ),
         _check("first turn after start / warm turn", _get(db, "cold_start", "first_over_warm"), COLD_TARGET),
     ]
-    for label, session, first in (("1st", long, "10"), ("2nd", deferred.get("long_session_2") or {}, "0")):
+    for label, session, first in (("1st", long, "10"), ("2nd", long_2, "0")):
         rss = session.get("rss_mib_by_turn") or {}
         start = rss.get(first) or {}
         end = rss[max(rss, key=int)] if rss else {}
