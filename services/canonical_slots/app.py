@@ -75,7 +75,7 @@ async def open_core(
     engine = create_engine(settings.database_url, schema=settings.database_schema)
     try:
         sessions = create_session_factory(engine)
-        locks = SessionLocks()
+        locks = SessionLocks(one_writer=engine.dialect.name == "sqlite")
         proposer = build_proposer(scoring_client, lemmatizer=lemmatizer, encoder=encoder, settings=settings)
         discovery = SlotDiscovery(
             sessions=sessions,

@@ -1,7 +1,10 @@
 """In-process per-session locks (the PostgreSQL advisory lock covers other replicas).
 
-On SQLite this is the serialisation; on PostgreSQL it keeps same-process callers from queueing on
-database connections while they wait for the advisory lock.
+On SQLite this is the serialisation, and one lock serves every session: a write transaction reads
+before it writes, and when another session's write commits in between, SQLite refuses the upgrade
+to a writer at once ("database is locked", no busy wait) because the reader's snapshot is stale.
+On PostgreSQL the locks keep same-process callers from queueing on database connections while
+they wait for the advisory lock.
 """
 
 from __future__ import annotations
@@ -12,14 +15,20 @@ from contextlib import asynccontextmanager
 
 
 class SessionLocks:
-    """One `asyncio.Lock` per session id, dropped when nobody holds or waits for it."""
+    """One `asyncio.Lock` per session id, dropped when nobody holds or waits for it; with
+    `one_writer` (SQLite) one lock for all sessions."""
 
-    def __init__(self) -> None:
+    _ALL = ""  # the key of the one lock of a single-writer database
+
+    def __init__(self, *, one_writer: bool = False) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._one_writer = one_writer
 
     @asynccontextmanager
     async def hold(self, session_id: str) -> AsyncIterator[None]:
-        """Exclusive section for `session_id`."""
+        """Exclusive section for `session_id` (for every session with `one_writer`)."""
+        if self._one_writer:
+            session_id = self._ALL
         lock, users = self._locks.get(session_id, (asyncio.Lock(), 0))
         self._locks[session_id] = (lock, users + 1)
         try:

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from services.canonical_slots.domain import DiscoverSlotsInput, MatchKind, SlotStatus, SurfaceNodeIn
 from services.canonical_slots.models import DiscoveryRunRow, SlotMappingRow, SlotRow, SurfaceEdgeRow
@@ -248,6 +248,44 @@ async def test_concurrent_turns_of_one_session_keep_counts_exact(db_url: str, op
         assert slot.status is SlotStatus.ACTIVE
         assert await _count(core, SlotMappingRow) == len(variants)
         assert await _count(core, DiscoveryRunRow) == len(variants)
+
+
+async def test_concurrent_sessions_never_meet_in_sqlites_busy_handler(
+    sqlite_url: str, open_slots: OpenCore
+) -> None:
+    # SQLite has one write lock per file. The sessions' write transactions queue in the process
+    # instead: with a busy timeout of 0, a run that found the file locked would fail at once.
+    sessions = [f"s{i}" for i in range(16)]
+    async with open_slots(sqlite_url) as core:
+
+        @event.listens_for(core.engine.sync_engine, "connect")
+        def _no_waiting(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA busy_timeout=0")
+            cursor.close()
+
+        await core.engine.dispose()  # every connection from now on is a new one, without waiting
+        for turn in (1, 2):
+            runs = [
+                core.discovery.discover(
+                    req(
+                        s,
+                        turn,
+                        [
+                            node(f"{s}-a{turn}", "long battery life"),
+                            node(f"{s}-b{turn}", "fewer worries", "psychosocial_consequence"),
+                        ],
+                        [edge(f"{s}-e{turn}", f"{s}-a{turn}", f"{s}-b{turn}")],
+                    )
+                )
+                for s in sessions
+            ]
+            outcomes = await asyncio.gather(*runs, return_exceptions=True)
+            assert [o for o in outcomes if isinstance(o, BaseException)] == []
+        for s in sessions:
+            assert (await core.queries.list_slots(s)).total_size == 2
+        assert await _count(core, DiscoveryRunRow) == 2 * len(sessions)
+        assert await _count(core, SlotMappingRow) == 4 * len(sessions)
 
 
 async def test_sessions_are_isolated(sqlite_url: str, open_slots: OpenCore) -> None:
