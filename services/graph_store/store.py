@@ -383,11 +383,19 @@ class GraphStore:
     ) -> list[ScoredNode]:
         """The `limit` nodes most similar to `query` (cosine of embeddings), best first."""
         k = DEFAULT_SEARCH_LIMIT if limit == 0 else min(limit, MAX_SEARCH_LIMIT)
-        async with self._sessions() as db:
-            ids, blobs = await repo.node_embeddings(db, session_id)
-        if not ids:
-            return []
-        qvec = await self._embedder.aencode([query])
+        # The query is encoded (in the encoder's thread) while the stored embeddings are read: the
+        # encoding is most of a search's time, and neither waits for the other.
+        encoding = asyncio.ensure_future(self._embedder.aencode([query]))
+        try:
+            async with self._sessions() as db:
+                ids, blobs = await repo.node_embeddings(db, session_id)
+            if not ids:
+                return []
+            qvec = await encoding
+        finally:
+            if not encoding.done():  # an empty graph, or the read failed
+                encoding.cancel()
+            await asyncio.gather(encoding, return_exceptions=True)
         sims = cosine_matrix(qvec, stack_bytes(blobs))[0]
         top = np.argsort(-sims, kind="stable")[:k]
         async with self._sessions() as db:
