@@ -103,6 +103,16 @@ def create_engine(url: str, *, schema: str | None, **kwargs: Any) -> AsyncEngine
     raise ValueError(f"unsupported database URL {parsed.render_as_string(hide_password=True)!r}")
 
 
+def single_writer(engine: AsyncEngine) -> bool:
+    """Whether the database has one write lock for everything (SQLite: the whole file).
+
+    The services queue their write transactions in-process on such a database. Two transactions
+    that write at once would otherwise meet in SQLite's busy handler, which polls with sleeps of
+    several ms, and one that read before it writes is refused at once ("database is locked", no
+    wait) when another commit made its snapshot stale. PostgreSQL locks rows (and sessions)."""
+    return engine.dialect.name == "sqlite"
+
+
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded attributes after commit (no implicit lazy reloads in async code)."""
     return async_sessionmaker(engine, expire_on_commit=False)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from shared.db import create_engine, create_session_factory
+from shared.db import create_engine, create_session_factory, single_writer
 from shared.llm.base import LLMClient
 from shared.migrations import upgrade
 
@@ -75,7 +75,7 @@ async def open_core(
     engine = create_engine(settings.database_url, schema=settings.database_schema)
     try:
         sessions = create_session_factory(engine)
-        locks = SessionLocks(one_writer=engine.dialect.name == "sqlite")
+        locks = SessionLocks(one_writer=single_writer(engine))
         proposer = build_proposer(scoring_client, lemmatizer=lemmatizer, encoder=encoder, settings=settings)
         discovery = SlotDiscovery(
             sessions=sessions,

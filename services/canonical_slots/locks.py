@@ -1,9 +1,7 @@
 """In-process per-session locks (the PostgreSQL advisory lock covers other replicas).
 
-On SQLite this is the serialisation, and one lock serves every session: a write transaction reads
-before it writes, and when another session's write commits in between, SQLite refuses the upgrade
-to a writer at once ("database is locked", no busy wait) because the reader's snapshot is stale.
-On PostgreSQL the locks keep same-process callers from queueing on database connections while
+On SQLite this is the serialisation, and one lock serves every session (`shared.db.single_writer`
+says why). On PostgreSQL the locks keep same-process callers from queueing on database connections while
 they wait for the advisory lock.
 """
 

@@ -24,6 +24,7 @@ import structlog
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from shared.db import single_writer
 from shared.embeddings import FloatMatrix, cosine_matrix, stack_bytes
 from shared.errors import InvalidArgumentError, NotFoundError
 from shared.methodology_models import MethodologyConfig
@@ -92,8 +93,8 @@ class GraphStore:
         self._threshold = similarity_threshold
         self._max_text_chars = max_text_chars
         self._clock = clock
-        # SQLite has one write lock for all sessions (held in-process); PostgreSQL a lock per session.
-        self._one_writer = sessions.kw["bind"].dialect.name == "sqlite"
+        # SQLite: one write lock for all sessions (held in-process); PostgreSQL: a lock per session.
+        self._one_writer = single_writer(sessions.kw["bind"])
         self._sqlite_write_lock = asyncio.Lock()
 
     # -- helpers ---------------------------------------------------------------------------------

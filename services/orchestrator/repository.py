@@ -19,6 +19,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.orchestrator.models import Base, SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
+from shared.db import single_writer
 from shared.errors import FailedPreconditionError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
 
@@ -45,11 +46,8 @@ class OrchestratorRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
-        # SQLite has one write lock for the whole file. Two of this process's transactions that
-        # write at once (a turn's completion and the checkpoint writer, or two sessions' turns)
-        # would otherwise meet in SQLite's busy handler, which polls with sleeps of several ms;
-        # queueing them here hands the lock over as soon as it is free. PostgreSQL locks rows.
-        self._write_lock = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+        # A turn's completion and the checkpoint writer, or two sessions' turns, write at once.
+        self._write_lock = asyncio.Lock() if single_writer(engine) else None
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncSession]:
