@@ -49,6 +49,35 @@ class UnaryInterceptor(grpc.aio.ServerInterceptor):
         )
 
 
+class Hold(UnaryInterceptor):
+    """Holds each call of one method until `ready` is set (or `limit_s` passed), noting which, then
+    clears it for the next turn."""
+
+    def __init__(self, suffix: str, ready: asyncio.Event, limit_s: float = 5.0) -> None:
+        self.suffix, self.ready, self.limit_s = suffix, ready, limit_s
+        self.saw_ready: list[bool] = []
+
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        try:
+            await asyncio.wait_for(self.ready.wait(), self.limit_s)
+            self.saw_ready.append(True)
+        except TimeoutError:
+            self.saw_ready.append(False)
+        self.ready.clear()
+        return await inner(request, context)
+
+
+class Signal(UnaryInterceptor):
+    """Sets `arrived` when a call of one method arrives."""
+
+    def __init__(self, suffix: str, arrived: asyncio.Event) -> None:
+        self.suffix, self.arrived = suffix, arrived
+
+    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
+        self.arrived.set()
+        return await inner(request, context)
+
+
 async def create(
     stub: orchestrator_pb2_grpc.InterviewServiceStub, concept: str, max_turns: int = 6, request_id: str = ""
 ) -> pb.CreateSessionResponse:

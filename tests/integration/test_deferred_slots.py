@@ -15,7 +15,7 @@ import grpc.aio
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.slots.v1 import slots_pb2
 from tests.integration.answers import ANSWERS
-from tests.integration.helpers import Unary, UnaryInterceptor, answer, create
+from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create
 
 CONCEPT = "headphones_mec"
 
@@ -66,43 +66,13 @@ def _canonical_size(result: pb.TurnResult) -> int:
     return result.canonical_graph.concept_count + result.canonical_graph.candidate_count
 
 
-class HoldQuestion(UnaryInterceptor):
-    """Holds each follow-up question call until `ready` is set (or `limit_s` passed), noting which."""
-
-    suffix = "/GenerateFollowUpQuestion"
-
-    def __init__(self, ready: asyncio.Event, limit_s: float = 5.0) -> None:
-        self.ready, self.limit_s = ready, limit_s
-        self.saw_ready: list[bool] = []
-
-    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
-        try:
-            await asyncio.wait_for(self.ready.wait(), self.limit_s)
-            self.saw_ready.append(True)
-        except TimeoutError:
-            self.saw_ready.append(False)
-        return await inner(request, context)
-
-
-class SignalDiscovery(DiscoverSlotsRecorder):
-    """A recorder that also sets an event when a DiscoverSlots call arrives."""
-
-    def __init__(self, arrived: asyncio.Event) -> None:
-        super().__init__()
-        self.arrival = arrived
-
-    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
-        self.arrival.set()
-        return await super().around(method, inner, request, context)
-
-
 async def test_the_discovery_overlaps_the_question_generation(suite_factory: Any) -> None:
     # Each follow-up question waits until a DiscoverSlots call has arrived: when the turn's own
     # discovery starts only after its response, the wait runs out instead.
     arrived = asyncio.Event()
-    question = HoldQuestion(arrived)
-    recorder = SignalDiscovery(arrived)
-    interceptors = {"canonical_slots": [recorder], "question": [question]}
+    question = Hold("/GenerateFollowUpQuestion", arrived)
+    recorder = DiscoverSlotsRecorder()
+    interceptors = {"canonical_slots": [recorder, Signal("/DiscoverSlots", arrived)], "question": [question]}
     async with suite_factory(interceptors=interceptors) as suite:
         session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
         first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])

@@ -7,14 +7,14 @@ tests check the calls themselves (their number and content), and the public resu
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 import grpc
 import grpc.aio
 from google.protobuf.message import Message
 
 from services.orchestrator.clients import Dependencies
-from services.orchestrator.contracts import SlotDiscoveryOutput, StageName, StateComputationOutput
+from services.orchestrator.contracts import StageName
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
@@ -23,7 +23,7 @@ from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
-from tests.integration.helpers import Unary, UnaryInterceptor, answer, create
+from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create
 
 CONCEPT = "headphones_mec"
 # Unrelated nouns: far apart in embedding space, so none is merged into another as a duplicate.
@@ -155,8 +155,11 @@ async def test_existing_node_lookup_goes_straight_to_search_for_a_known_large_gr
     assert search.view == graph_pb2.NODE_VIEW_BASIC and search.limit == EXISTING_NODE_LIMIT
 
 
-class WithoutSlotIds(Stage):
-    """State computation as a checkpoint from before it resolved the tracker's slots reads back."""
+class OlderCheckpoint(Stage):
+    """A stage whose output reads back as a checkpoint written before `fields` existed."""
+
+    stage: ClassVar[StageName]
+    fields: ClassVar[frozenset[str]]
 
     def __init__(self, inner: Stage) -> None:
         self.name = inner.name
@@ -164,10 +167,16 @@ class WithoutSlotIds(Stage):
 
     async def run(self, ctx: PipelineContext) -> Any:
         output = await self._inner.run(ctx)
-        if self.name == StageName.STATE_COMPUTATION:
-            old = output.model_dump_json(exclude={"slot_ids"})
-            return StateComputationOutput.model_validate_json(old)
+        if self.name == self.stage:
+            return type(output).model_validate_json(output.model_dump_json(exclude=set(self.fields)))
         return output
+
+
+class WithoutSlotIds(OlderCheckpoint):
+    """State computation from before it resolved the tracker's slots."""
+
+    stage = StageName.STATE_COMPUTATION
+    fields = frozenset({"slot_ids"})
 
 
 async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
@@ -193,35 +202,6 @@ async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
     assert older[1].count("ResolveNodes") == 2 * current[1].count("ResolveNodes") > 0
 
 
-class Hold(UnaryInterceptor):
-    """Holds each call of one method until `ready` is set (or `limit_s` passed), noting which, then
-    clears it for the next turn."""
-
-    def __init__(self, suffix: str, ready: asyncio.Event, limit_s: float = 5.0) -> None:
-        self.suffix, self.ready, self.limit_s = suffix, ready, limit_s
-        self.saw_ready: list[bool] = []
-
-    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
-        try:
-            await asyncio.wait_for(self.ready.wait(), self.limit_s)
-            self.saw_ready.append(True)
-        except TimeoutError:
-            self.saw_ready.append(False)
-        self.ready.clear()
-        return await inner(request, context)
-
-
-class Signal(UnaryInterceptor):
-    """Sets `arrived` when a call of one method arrives."""
-
-    def __init__(self, suffix: str, arrived: asyncio.Event) -> None:
-        self.suffix, self.arrived = suffix, arrived
-
-    async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
-        self.arrived.set()
-        return await inner(request, context)
-
-
 async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: SuiteFactory) -> None:
     # Each graph update waits until the turn's canonical state read has arrived: when state
     # computation asked for it after the update, the wait runs out instead.
@@ -238,19 +218,11 @@ async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: 
     assert all(r.graph_state.node_count for r in results)
 
 
-class OlderSlotCheckpoint(Stage):
-    """Slot discovery as a checkpoint from before it read the canonical state reads back."""
+class OlderSlotCheckpoint(OlderCheckpoint):
+    """Slot discovery from before it read the canonical state."""
 
-    def __init__(self, inner: Stage) -> None:
-        self.name = inner.name
-        self._inner = inner
-
-    async def run(self, ctx: PipelineContext) -> Any:
-        output = await self._inner.run(ctx)
-        if self.name == StageName.SLOT_DISCOVERY:
-            old = output.model_dump_json(exclude={"canonical_state", "slot_ids"})
-            return SlotDiscoveryOutput.model_validate_json(old)
-        return output
+    stage = StageName.SLOT_DISCOVERY
+    fields = frozenset({"canonical_state", "slot_ids"})
 
 
 async def test_state_computation_reads_the_canonical_state_itself_after_an_older_slot_checkpoint(

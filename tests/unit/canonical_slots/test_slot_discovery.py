@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from services.canonical_slots.domain import DiscoverSlotsInput, MatchKind, SlotStatus, SurfaceNodeIn
 from services.canonical_slots.models import DiscoveryRunRow, SlotMappingRow, SlotRow, SurfaceEdgeRow
@@ -14,6 +14,7 @@ from shared.db import create_session_factory
 from shared.errors import InvalidArgumentError
 from shared.llm import build_llm_clients
 from tests.fakes.llm_server import FakeLLMServer, Reply, fake_llm_settings
+from tests.sqlite import never_wait_for_the_write_lock
 
 from .conftest import METHODOLOGY, OpenCore, edge, node
 
@@ -257,14 +258,7 @@ async def test_concurrent_sessions_never_meet_in_sqlites_busy_handler(
     # instead: with a busy timeout of 0, a run that found the file locked would fail at once.
     sessions = [f"s{i}" for i in range(16)]
     async with open_slots(sqlite_url) as core:
-
-        @event.listens_for(core.engine.sync_engine, "connect")
-        def _no_waiting(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA busy_timeout=0")
-            cursor.close()
-
-        await core.engine.dispose()  # every connection from now on is a new one, without waiting
+        await never_wait_for_the_write_lock(core.engine)
         for turn in (1, 2):
             runs = [
                 core.discovery.discover(

@@ -155,35 +155,21 @@ async def test_a_slow_encoding_holds_up_no_other_session(embedder: Any, registry
         assert [n.label for n in held.nodes_created] == ["bright colours"]
 
 
-class SignallingEncoder:
-    """The real embedder; `started` is set when any of `watched` texts starts being encoded."""
-
-    def __init__(self, inner: Any, watched: set[str]) -> None:
-        self._inner, self._watched = inner, watched
-        self.started = asyncio.Event()
-
-    def encode(self, texts: list[str]) -> Any:
-        return self._inner.encode(texts)
-
-    async def aencode(self, texts: list[str]) -> Any:
-        if self._watched & set(texts):
-            self.started.set()
-        return await self._inner.aencode(texts)
-
-
 async def test_a_search_encodes_its_query_while_it_reads_the_stored_embeddings(
     embedder: Any, registry: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The read of the stored embeddings waits until the query's encoding has started: a search
     # that encoded only after the read would run the wait out instead.
     query = "battery lasts a long time"
-    encoder = SignallingEncoder(embedder, {query})
+    released = asyncio.Event()
+    released.set()  # nothing is held: `waiting` only tells that the query's encoding started
+    encoder = HeldEncoder(embedder, {query}, released)
     overlapped: list[bool] = []
     read = repository.node_embeddings
 
     async def read_once_the_encoding_started(db: Any, session_id: str) -> Any:
         try:
-            await asyncio.wait_for(encoder.started.wait(), 5)
+            await asyncio.wait_for(encoder.waiting.wait(), 5)
             overlapped.append(True)
         except TimeoutError:
             overlapped.append(False)
@@ -197,7 +183,7 @@ async def test_a_search_encodes_its_query_while_it_reads_the_stored_embeddings(
             extraction("s", "reply", [concept("long battery life"), concept("sturdy case")])
         )
         hits = await store.search_nodes("s", query, 2)
-        encoder.started.clear()
+        encoder.waiting.clear()
         assert await store.search_nodes("empty", query, 2) == []
     assert overlapped == [True, True]
     assert [h.node.label for h in hits] == ["long battery life", "sturdy case"]

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import event
 
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.server import MIGRATIONS
 from shared.db import create_engine
 from shared.gen.interview.common.v1 import common_pb2
 from shared.migrations import upgrade
+from tests.sqlite import never_wait_for_the_write_lock
 from tests.unit.orchestrator.support import session_row
 
 
@@ -32,16 +30,8 @@ async def test_concurrent_writes_never_wait_in_sqlites_busy_handler(tmp_path: Pa
     url = f"sqlite+aiosqlite:///{tmp_path / 'orchestrator.db'}"
     await upgrade(url, schema=None, script_location=MIGRATIONS)
     engine = create_engine(url, schema=None)
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _no_waiting(dbapi_connection: Any, _record: Any) -> None:
-        # Registered after the engine's own pragmas: a write that finds the lock taken fails at
-        # once ("database is locked") instead of sleeping until it is free.
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout=0")
-        cursor.close()
-
     try:
+        await never_wait_for_the_write_lock(engine)
         repo = OrchestratorRepository(engine)
         sessions = [f"s-{i}" for i in range(12)]
         outcomes = await asyncio.gather(*(_turn(repo, s) for s in sessions), return_exceptions=True)
