@@ -339,7 +339,9 @@ class MethodologyRegistry:
         return cfg
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self.names()
+        # A loaded methodology answers from the cache, as `get` does: services ask this on every
+        # request, and listing the folder each time was a directory scan per SelectStrategy.
+        return isinstance(name, str) and (name in self._cache or name in self.names())
 
     def all(self) -> list[MethodologyConfig]:
         """Every methodology, validated (raises on the first invalid file)."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, insert, select, text, update
+from sqlalchemy import Row, Select, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.embeddings import EMBEDDING_DIM, stack_bytes
@@ -217,14 +217,21 @@ async def _edge_mentions(db: AsyncSession, ids: Sequence[str]) -> dict[str, list
 
 
 async def nodes_with_provenance(
-    db: AsyncSession, rows: Sequence[NodeRow], *, embeddings: bool, provenance: bool = True
+    db: AsyncSession, rows: Sequence[NodeRow | Row[Any]], *, embeddings: bool, provenance: bool = True
 ) -> list[Node]:
     """Domain nodes for `rows` (order kept), provenance attached unless `provenance` is False
     (then no mention is read and the nodes' source utterances and quotes are empty)."""
     mentions = await _node_mentions(db, [r.id for r in rows]) if provenance else {}
+    return domain_nodes(rows, mentions, embeddings=embeddings)
+
+
+def domain_nodes(
+    rows: Sequence[NodeRow | Row[Any]], mentions: Mapping[str, Sequence[Any]], *, embeddings: bool
+) -> list[Node]:
+    """Domain nodes for ORM rows or plain rows of every node column, with the given mentions."""
     out: list[Node] = []
     for r in rows:
-        utterances, quotes = _provenance(mentions.get(r.id, []))
+        utterances, quotes = _provenance(mentions.get(r.id, ()))
         out.append(
             Node(
                 id=r.id,
@@ -365,6 +372,13 @@ async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef],
         )
     ).all()
     return [NodeRef(n.id, n.node_type) for n in nodes], [EdgeRef(*e) for e in edges]
+
+
+async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]:
+    """Every node of the session with all its columns (creation order), as plain rows: a search
+    ranks them all by embedding and makes domain nodes of the best few only."""
+    stmt = select(*NodeRow.__table__.columns).where(NodeRow.session_id == session_id).order_by(NodeRow.pk)
+    return (await db.execute(stmt)).all()
 
 
 async def node_embeddings(db: AsyncSession, session_id: str) -> tuple[list[str], list[bytes]]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
+from scipy import sparse
 
 from services.scoring.models import SignalInputs
 from services.scoring.rubric.models import Rubric
@@ -33,35 +34,31 @@ def label_novelty(labels: dict[str, str]) -> dict[str, float]:
     """`graph.node.novelty` per key: 1 − the highest Jaccard overlap of its label terms with any other.
 
     Lexical, because the request carries no embeddings (scoring.proto has no per-node similarity).
-    Shared-term counts come from an inverted index (numpy per node), so the cost follows the
-    postings actually shared rather than all n² pairs. A label with no content words is 0.
+    The shared-term counts of every pair are one sparse product of the node × term incidence matrix
+    with its transpose, so the cost follows the pairs that actually share a term, in compiled code:
+    a Python loop per node made this a quarter of SelectStrategy's time at 150 nodes, and it runs
+    on every turn's critical path. A label with no content words is 0; one sharing no term, 1.
     """
     keys = list(labels)
     terms = [_label_terms(labels[k]) for k in keys]
     vocab: dict[str, int] = {}
-    postings: list[list[int]] = []
+    rows: list[int] = []
+    cols: list[int] = []
     for i, words in enumerate(terms):
         for word in words:
-            j = vocab.setdefault(word, len(vocab))
-            if j == len(postings):
-                postings.append([])
-            postings[j].append(i)
-    arrays = [np.asarray(p, dtype=np.int64) for p in postings]
+            rows.append(i)
+            cols.append(vocab.setdefault(word, len(vocab)))
+    n = len(keys)
+    incidence = sparse.csr_matrix(
+        (np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=(n, max(len(vocab), 1))
+    )
+    shared = (incidence @ incidence.T).tocoo()
+    off_diagonal = shared.row != shared.col
+    i, j, common = shared.row[off_diagonal], shared.col[off_diagonal], shared.data[off_diagonal]
     sizes = np.asarray([len(t) for t in terms], dtype=np.float64)
-    novelty: dict[str, float] = {}
-    for i, (key, words) in enumerate(zip(keys, terms, strict=True)):
-        if not words:
-            novelty[key] = 0.0
-            continue
-        others, shared = np.unique(np.concatenate([arrays[vocab[w]] for w in words]), return_counts=True)
-        mask = others != i
-        others, shared = others[mask], shared[mask]
-        if not len(others):
-            novelty[key] = 1.0
-            continue
-        jaccard = shared / (sizes[others] + sizes[i] - shared)
-        novelty[key] = 1.0 - float(jaccard.max())
-    return novelty
+    best = np.zeros(n, dtype=np.float64)
+    np.maximum.at(best, i, common / (sizes[i] + sizes[j] - common))
+    return {key: (1.0 - float(best[k]) if terms[k] else 0.0) for k, key in enumerate(keys)}
 
 
 @dataclass

@@ -82,6 +82,27 @@ def test_the_valid_fixture_loads(tmp_path: Path) -> None:
     assert [s.name for s in cfg.strategies] == ["deepen", "close"]
 
 
+def test_membership_of_a_loaded_methodology_does_not_scan_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, valid_methodology())
+    registry = MethodologyRegistry(tmp_path)
+    assert "other" not in registry  # unknown names still consult the folder
+    registry.get("mini")
+    scans: list[Path] = []
+    real_glob = Path.glob
+
+    def counting_glob(self: Path, pattern: str) -> Any:
+        scans.append(self)
+        return real_glob(self, pattern)
+
+    monkeypatch.setattr(Path, "glob", counting_glob)
+    assert all("mini" in registry for _ in range(5))
+    assert scans == []
+    assert "other" not in registry
+    assert len(scans) == 1
+
+
 def test_error_is_an_invalid_argument_with_field_violations(tmp_path: Path) -> None:
     err = load_error(tmp_path, lambda d: d["method"].pop("goal"))
     assert isinstance(err, InvalidArgumentError)

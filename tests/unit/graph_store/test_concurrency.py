@@ -155,7 +155,7 @@ async def test_a_slow_encoding_holds_up_no_other_session(embedder: Any, registry
         assert [n.label for n in held.nodes_created] == ["bright colours"]
 
 
-async def test_a_search_encodes_its_query_while_it_reads_the_stored_embeddings(
+async def test_a_search_encodes_its_query_while_it_reads_the_stored_nodes(
     embedder: Any, registry: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The read of the stored embeddings waits until the query's encoding has started: a search
@@ -165,7 +165,7 @@ async def test_a_search_encodes_its_query_while_it_reads_the_stored_embeddings(
     released.set()  # nothing is held: `waiting` only tells that the query's encoding started
     encoder = HeldEncoder(embedder, {query}, released)
     overlapped: list[bool] = []
-    read = repository.node_embeddings
+    read = repository.session_nodes
 
     async def read_once_the_encoding_started(db: Any, session_id: str) -> Any:
         try:
@@ -175,7 +175,7 @@ async def test_a_search_encodes_its_query_while_it_reads_the_stored_embeddings(
             overlapped.append(False)
         return await read(db, session_id)
 
-    monkeypatch.setattr(repository, "node_embeddings", read_once_the_encoding_started)
+    monkeypatch.setattr(repository, "session_nodes", read_once_the_encoding_started)
     async with open_store(
         GraphStoreSettings(database_url=db_url), embedder=encoder, methodologies=registry
     ) as store:

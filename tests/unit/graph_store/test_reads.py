@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from services.graph_store.store import GraphStore
 from shared.embeddings import from_bytes
@@ -86,6 +88,29 @@ async def test_search_ranks_by_similarity(sqlite_store: GraphStore) -> None:
     assert hits[0].node.label == "long battery life"
     assert hits[0].similarity >= hits[1].similarity >= hits[2].similarity
     assert await sqlite_store.search_nodes(new_session(), "anything", 3) == []
+
+
+async def test_search_returns_the_stored_nodes_from_one_read(sqlite_store: GraphStore) -> None:
+    sid = new_session()
+    ids = await _seed(sqlite_store, sid)
+    statements: list[str] = []
+
+    def record(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", record)
+    try:
+        plain = await sqlite_store.search_nodes(sid, "battery lasts a long time", 4, provenance=False)
+    finally:
+        event.remove(Engine, "before_cursor_execute", record)
+    assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
+    full = await sqlite_store.search_nodes(sid, "battery lasts a long time", 4)
+    stored = {n.id: n for n in await sqlite_store.batch_get_nodes(sid, ids)}
+    assert [h.node.id for h in plain] == [h.node.id for h in full]
+    for hit in full:
+        assert hit.node == stored[hit.node.id]
+    for hit in plain:
+        assert hit.node == stored[hit.node.id].model_copy(update={"source_utterance_ids": [], "quotes": []})
 
 
 async def test_delete_session_graph_removes_only_that_session(any_store: tuple[GraphStore, str]) -> None:

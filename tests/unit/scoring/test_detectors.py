@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
-from services.scoring.context import label_novelty
+from services.scoring.context import _label_terms, label_novelty
 from services.scoring.models import CanonicalMetrics, GraphMetrics, SignalInputs, Velocity
 from shared.node_tracker import GraphChangeSummary, NodeStateTracker
 from tests.unit.scoring.support import CountingScorer, engine_for, methodology_dict, rubric, write_methodology
@@ -218,3 +219,26 @@ async def test_canonical_signals_are_absent_when_canonical_slots_are_off(config_
 )
 def test_label_novelty(labels: dict[str, str], expected: dict[str, float]) -> None:
     assert label_novelty(labels) == pytest.approx(expected)
+
+
+def _pairwise_novelty(labels: dict[str, str]) -> dict[str, float]:
+    """The definition, pair by pair: 1 − the best Jaccard overlap of term sets with any other label."""
+    terms = {k: _label_terms(v) for k, v in labels.items()}
+    out = {}
+    for key, mine in terms.items():
+        if not mine:
+            out[key] = 0.0
+            continue
+        overlaps = [
+            len(mine & theirs) / len(mine | theirs) for other, theirs in terms.items() if other != key
+        ]
+        out[key] = 1.0 - max(overlaps, default=0.0)
+    return out
+
+
+def test_label_novelty_matches_the_pairwise_definition_on_many_labels() -> None:
+    rng = random.Random(11)
+    words = ["battery", "cars", "car", "noise", "comfort", "price", "the", "of", "glass", "travel", "calm"]
+    for _ in range(40):
+        labels = {f"n{i}": " ".join(rng.sample(words, rng.randint(0, 4))) for i in range(rng.randint(1, 50))}
+        assert label_novelty(labels) == pytest.approx(_pairwise_novelty(labels))
