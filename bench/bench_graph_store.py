@@ -1,4 +1,5 @@
-"""Micro-benchmark of graph_store `ApplyExtraction` against 10, 100 and 1 000 existing nodes.
+"""Micro-benchmark of graph_store `ApplyExtraction` (and `SearchNodes`) against 10, 100 and 1 000
+existing nodes.
 
     python bench/bench_graph_store.py .bench/graph_store.json [--runs 15] [--database-url URL]
 
@@ -8,6 +9,8 @@ nodes (random unit embeddings, so nothing merges by accident; a chain of edges; 
 each), so each measurement sees exactly N existing nodes. The request is a typical turn: 5 concepts
 (one re-mentions an existing node), 4 relationships (one links to an earlier node by label). The
 embedding cache is off, so every call pays for encoding its labels, as a fresh answer would.
+After each ApplyExtraction the answer text is searched against the session's nodes (limit 80,
+basic view): extraction's node lookup once a session has more than 80 nodes.
 
 Prints a table and writes JSON with the median, p90 and min wall time per size, the median CPU
 time of the process (client and server share it; less sensitive to a busy machine than wall time)
@@ -172,6 +175,7 @@ async def run(url: str, runs: int) -> dict[str, Any]:
                 for size in SIZES:
                     timings: list[float] = []
                     cpu: list[float] = []
+                    searches: list[float] = []
                     for i in range(runs + 1):  # the first run warms up (JIT paths, pool, caches)
                         session_id = f"bench-{size}-{i}-{uuid.uuid4().hex[:6]}"
                         await seed(url, session_id, size, rng)
@@ -184,9 +188,18 @@ async def run(url: str, runs: int) -> dict[str, Any]:
                             reply.warnings
                         )
                         assert reply.graph_state.node_count == size + 4
+                        # Extraction's node lookup past 80 nodes: the answer against every node.
+                        search = graph_pb2.SearchNodesRequest(
+                            session_id=session_id, query=TEXT, limit=80, view=graph_pb2.NODE_VIEW_BASIC
+                        )
+                        start = time.perf_counter()
+                        found = await stub.SearchNodes(search)
+                        search_ms = (time.perf_counter() - start) * 1000
+                        assert len(found.results) == min(80, size + 4)
                         if i:
                             timings.append(elapsed)
                             cpu.append(cpu_ms)
+                            searches.append(search_ms)
                     timings.sort()
                     results.append(
                         {
@@ -195,6 +208,7 @@ async def run(url: str, runs: int) -> dict[str, Any]:
                             "p90_ms": round(timings[int(0.9 * (len(timings) - 1))], 2),
                             "min_ms": round(timings[0], 2),
                             "median_cpu_ms": round(statistics.median(cpu), 2),
+                            "search_median_ms": round(statistics.median(searches), 2),
                             "runs": runs,
                         }
                     )
@@ -233,11 +247,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench_graph_store.db'}"
         report = asyncio.run(run(url, args.runs))
-    print(f"{'existing nodes':>15} {'median ms':>10} {'p90 ms':>8} {'min ms':>8} {'median cpu ms':>14}")
+    print(
+        f"{'existing nodes':>15} {'median ms':>10} {'p90 ms':>8} {'min ms':>8} {'median cpu ms':>14}"
+        f" {'search ms':>10}"
+    )
     for r in report["results"]:
         print(
             f"{r['existing_nodes']:>15} {r['median_ms']:>10.2f} {r['p90_ms']:>8.2f} {r['min_ms']:>8.2f}"
-            f" {r['median_cpu_ms']:>14.2f}"
+            f" {r['median_cpu_ms']:>14.2f} {r['search_median_ms']:>10.2f}"
         )
     print("growth (wall):", report["growth_ratio"], "exponent:", report["growth_exponent_10_to_1000"])
     print("growth (cpu):", report["cpu_growth_ratio"])

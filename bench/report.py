@@ -268,12 +268,13 @@ def _micro_section(micro: dict[str, Any]) -> list[str]:
         lines += [
             "graph_store ApplyExtraction (gRPC, SQLite):",
             "",
-            "| existing nodes | median ms | p90 ms | median CPU ms |",
-            "|---:|---:|---:|---:|",
+            "| existing nodes | median ms | p90 ms | median CPU ms | SearchNodes median ms |",
+            "|---:|---:|---:|---:|---:|",
         ]
         for r in graph["results"]:
             lines.append(
-                f"| {r['existing_nodes']} | {r['median_ms']} | {r['p90_ms']} | {r['median_cpu_ms']} |"
+                f"| {r['existing_nodes']} | {r['median_ms']} | {r['p90_ms']} | {r['median_cpu_ms']} "
+                f"| {r.get('search_median_ms', '–')} |"
             )
     elif graph:
         lines.append(f"graph_store: {graph.get('error')}")
