@@ -26,6 +26,7 @@ from opentelemetry import trace
 
 from services.orchestrator.contracts import CONTRACTS, Contract, StageName
 from services.orchestrator.models import SessionRow
+from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 
 C = TypeVar("C", bound=Contract)
@@ -52,6 +53,9 @@ class TurnInput:
     # Read once by `TurnService` after taking the lock; the stages that start the turn use it
     # instead of reading the session again (None only where a test drives the pipeline directly).
     session: SessionRow | None = None
+    # The existing-node lookup for extraction, started by `TurnService` before it records the turn
+    # (context loading starts its own when None); its owner cancels it if it goes unused.
+    node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]] | None = None
 
 
 @dataclass

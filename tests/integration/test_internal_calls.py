@@ -11,11 +11,13 @@ from typing import Any, ClassVar
 
 import grpc
 import grpc.aio
+import pytest
 from google.protobuf.message import Message
 
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import StageName
 from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
 from shared.gen.interview.common.v1 import common_pb2
@@ -216,6 +218,39 @@ async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: 
         ]
     assert len(hold.saw_ready) == 3 and all(hold.saw_ready), hold.saw_ready
     assert all(r.graph_state.node_count for r in results)
+
+
+async def test_the_node_lookup_runs_while_the_turn_is_recorded(
+    suite_factory: SuiteFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Recording each turn waits until extraction's node lookup has reached the graph store: when
+    # the lookup was only sent by context loading, after the turn was recorded, the wait runs out.
+    arrived = asyncio.Event()
+    overlapped: list[bool] = []
+    begin_turn = OrchestratorRepository.begin_turn
+
+    async def begin_once_the_lookup_arrived(self: OrchestratorRepository, *args: Any, **kwargs: Any) -> Any:
+        try:
+            await asyncio.wait_for(arrived.wait(), 5)
+            overlapped.append(True)
+        except TimeoutError:
+            overlapped.append(False)
+        return await begin_turn(self, *args, **kwargs)
+
+    monkeypatch.setattr(OrchestratorRepository, "begin_turn", begin_once_the_lookup_arrived)
+    recorder = CallRecorder()
+    async with suite_factory(
+        interceptors={"graph_store": [recorder, Signal("/ListNodes", arrived)]}
+    ) as suite:
+        session_id = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        results = []
+        for turn, text in enumerate(ANSWERS[CONCEPT][:3], start=1):
+            arrived.clear()  # only this turn's lookup counts
+            results.append(await answer(suite.stub, session_id, turn, text))
+    assert overlapped == [True, True, True]
+    # One lookup per turn: context loading used the one the turn started instead of its own.
+    assert len(recorder.requests("ListNodes")) == 3
+    assert all(r.nodes_added for r in results)
 
 
 class OlderSlotCheckpoint(OlderCheckpoint):

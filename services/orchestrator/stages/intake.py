@@ -13,6 +13,7 @@ from services.orchestrator.contracts import (
     StageName,
     UtteranceSavingOutput,
 )
+from services.orchestrator.models import SessionRow
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.stages.common import StageDeps, depth_score
 from services.orchestrator.tracking import tracked_surface_ids
@@ -57,6 +58,19 @@ async def existing_nodes(
     return [_existing(r.node) for r in found.results]
 
 
+def start_node_lookup(
+    d: StageDeps, session: SessionRow, text: str
+) -> asyncio.Task[list[extraction_pb2.ExistingNode]]:
+    """`existing_nodes` for the turn's answer as a task, started as soon as the session is read.
+
+    The lookup needs only the session and the answer, so the turn starts it before it records
+    the turn (a database write) and context loading collects it: on the critical path it costs
+    only what it takes beyond that write. The caller cancels it when context loading does not
+    run (a resumed turn restores its output) or the turn fails first."""
+    known = len(tracked_surface_ids(session.node_tracker_state))
+    return asyncio.create_task(existing_nodes(d, session.id, text, known_count=known))
+
+
 def _existing(node: common_pb2.Node) -> extraction_pb2.ExistingNode:
     return extraction_pb2.ExistingNode(node_id=node.id, label=node.label, node_type=node.node_type)
 
@@ -76,17 +90,11 @@ class ContextLoadingStage(Stage):
                 f"expected turn_number {session.turn_count + 1}",
                 metadata={"expected_turn_number": str(session.turn_count + 1)},
             )
-        # The nodes extraction will be shown are looked up from the graph store meanwhile: they
-        # depend only on the session and the answer, and were otherwise a round trip between the
-        # preprocessing and the extraction call on the critical path.
-        lookup = asyncio.create_task(
-            existing_nodes(
-                self._d,
-                ctx.turn.session_id,
-                ctx.turn.text,
-                known_count=len(tracked_surface_ids(session.node_tracker_state)),
-            )
-        )
+        # The nodes extraction will be shown are looked up from the graph store meanwhile (the
+        # turn usually started the lookup already): they depend only on the session and the
+        # answer, and were otherwise a round trip between the preprocessing and the extraction
+        # call on the critical path.
+        lookup = ctx.turn.node_lookup or start_node_lookup(self._d, session, ctx.turn.text)
         try:
             utterances = await self._d.repo.list_utterances(session.id)
             known = await lookup
