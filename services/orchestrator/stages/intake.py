@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from opentelemetry import trace
+
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
     ExtractionOutput,
@@ -29,6 +31,9 @@ INTERVIEWER = common_pb2.SPEAKER_INTERVIEWER
 NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
 # Up to this many existing nodes go to extraction as-is; beyond, the most relevant by embedding.
 EXISTING_NODE_LIMIT = 80
+NODE_LOOKUP_SPAN = "turn.node_lookup"
+
+_tracer = trace.get_tracer("interview.orchestrator.stages")
 
 
 async def existing_nodes(
@@ -68,7 +73,15 @@ def start_node_lookup(
     only what it takes beyond that write. The caller cancels it when context loading does not
     run (a resumed turn restores its output) or the turn fails first."""
     known = len(tracked_surface_ids(session.node_tracker_state))
-    return asyncio.create_task(existing_nodes(d, session.id, text, known_count=known))
+
+    async def lookup() -> list[extraction_pb2.ExistingNode]:
+        # Its own span in the turn's trace: started before any stage, the graph store call would
+        # otherwise hang directly under the turn with nothing saying why it ran.
+        with _tracer.start_as_current_span(NODE_LOOKUP_SPAN) as span:
+            span.set_attribute("session.id", session.id)
+            return await existing_nodes(d, session.id, text, known_count=known)
+
+    return asyncio.create_task(lookup())
 
 
 def _existing(node: common_pb2.Node) -> extraction_pb2.ExistingNode:
