@@ -381,16 +381,6 @@ async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]
     return (await db.execute(stmt)).all()
 
 
-async def node_embeddings(db: AsyncSession, session_id: str) -> tuple[list[str], list[bytes]]:
-    """Ids and stored embeddings of every node of the session (creation order)."""
-    rows = (
-        await db.execute(
-            select(NodeRow.id, NodeRow.embedding).where(NodeRow.session_id == session_id).order_by(NodeRow.pk)
-        )
-    ).all()
-    return [r.id for r in rows], [r.embedding for r in rows]
-
-
 async def delete_session(db: AsyncSession, session_id: str) -> tuple[int, int]:
     """Delete everything of the session; returns (nodes deleted, edges deleted)."""
     counts = []

@@ -273,10 +273,12 @@ class GraphStore:
                 await repo.nodes_with_provenance(db, rows, embeddings=False)
                 await repo.page_edges(db, sid, after_pk=0, limit=DEFAULT_PAGE_SIZE)
                 await repo.node_rows_by_id(db, sid, [n.id for n in result.nodes_created])
-                ids, blobs = await repo.node_embeddings(db, sid)
-                if ids:
+                # The search's read and ranking (its node lookup is on every turn past 80 nodes).
+                nodes = await repo.session_nodes(db, sid)
+                if nodes:
                     first = next(iter(encoding.result().values()))
-                    cosine_matrix(first[None, :], stack_bytes(blobs))
+                    cosine_matrix(first[None, :], stack_bytes([r.embedding for r in nodes]))
+                    repo.domain_nodes(nodes[:1], {}, embeddings=False)
             finally:
                 await transaction.rollback()
         _log.info("graph.warm_up.done", methodology=methodology)
