@@ -8,6 +8,7 @@ advances from `turn_number - 1` to `turn_number` (an optimistic guard under the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -52,11 +53,7 @@ class OrchestratorRepository:
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncSession]:
         """A write transaction (committed on exit), queued behind this process's other writes on SQLite."""
-        if self._write_lock is None:
-            async with self._sessions.begin() as db:
-                yield db
-            return
-        async with self._write_lock, self._sessions.begin() as db:
+        async with self._write_lock or contextlib.nullcontext(), self._sessions.begin() as db:
             yield db
 
     @property

@@ -49,6 +49,15 @@ class UnaryInterceptor(grpc.aio.ServerInterceptor):
         )
 
 
+async def set_within(event: asyncio.Event, limit_s: float) -> bool:
+    """Wait up to `limit_s` for `event`; whether it was set in time."""
+    try:
+        await asyncio.wait_for(event.wait(), limit_s)
+    except TimeoutError:
+        return False
+    return True
+
+
 class Hold(UnaryInterceptor):
     """Holds each call of one method until `ready` is set (or `limit_s` passed), noting which, then
     clears it for the next turn."""
@@ -58,11 +67,7 @@ class Hold(UnaryInterceptor):
         self.saw_ready: list[bool] = []
 
     async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
-        try:
-            await asyncio.wait_for(self.ready.wait(), self.limit_s)
-            self.saw_ready.append(True)
-        except TimeoutError:
-            self.saw_ready.append(False)
+        self.saw_ready.append(await set_within(self.ready, self.limit_s))
         self.ready.clear()
         return await inner(request, context)
 

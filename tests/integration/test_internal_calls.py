@@ -25,7 +25,7 @@ from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
-from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create
+from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create, set_within
 
 CONCEPT = "headphones_mec"
 # Unrelated nouns: far apart in embedding space, so none is merged into another as a duplicate.
@@ -230,11 +230,7 @@ async def test_the_node_lookup_runs_while_the_turn_is_recorded(
     begin_turn = OrchestratorRepository.begin_turn
 
     async def begin_once_the_lookup_arrived(self: OrchestratorRepository, *args: Any, **kwargs: Any) -> Any:
-        try:
-            await asyncio.wait_for(arrived.wait(), 5)
-            overlapped.append(True)
-        except TimeoutError:
-            overlapped.append(False)
+        overlapped.append(await set_within(arrived, 5))
         return await begin_turn(self, *args, **kwargs)
 
     monkeypatch.setattr(OrchestratorRepository, "begin_turn", begin_once_the_lookup_arrived)
