@@ -9,7 +9,9 @@ Checkpoints are written by a `CheckpointWriter` behind the pipeline: each stage'
 (not the accumulated payload), in stage order, while the next stage already runs. A failing turn
 flushes the writer before it is marked failed, so a resume finds every output that was completed.
 A write lost with a crashed process only means that stage is recomputed on resume (every internal
-RPC is idempotent on its key), never a wrong result.
+RPC is idempotent on its key), never a wrong result. The stage that completes the turn commits it
+and deletes its checkpoints in one transaction; the outputs still queued when it starts are held
+back meanwhile and written only if it fails (had it succeeded they would be deleted unread).
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class Stage(ABC):
     name: StageName
     # False for a stage whose output is committed with the turn itself (nothing left to resume).
     checkpointed: ClassVar[bool] = True
+    # True for the stage whose transaction completes the turn and deletes its checkpoints.
+    completes_turn: ClassVar[bool] = False
 
     @abstractmethod
     async def run(self, ctx: PipelineContext) -> Contract:
@@ -126,16 +130,31 @@ class CheckpointWriter:
         self._sink = sink
         self._queue: list[tuple[StageName, Contract]] = []
         self._task: asyncio.Task[None] | None = None
+        self._held = False
         self._log = _log.bind(session_id=session_id, turn=turn_number)
 
     def put(self, stage: StageName, output: Contract) -> None:
         """Queue a completed stage's output (contracts are frozen: serialising later is safe)."""
         self._queue.append((stage, output))
-        if self._task is None or self._task.done():
+        self._start()
+
+    def _start(self) -> None:
+        if not self._held and (self._task is None or self._task.done()):
             self._task = asyncio.create_task(self._drain())
 
+    async def hold(self) -> None:
+        """Stop writing: the write in progress completes, what is queued stays queued."""
+        self._held = True
+        await self.flush()
+
+    def release(self) -> None:
+        """Write again, starting with what was held back."""
+        self._held = False
+        if self._queue:
+            self._start()
+
     async def _drain(self) -> None:
-        while self._queue:
+        while self._queue and not self._held:
             batch, self._queue = self._queue, []
             try:
                 await self._sink([(stage.value, out.model_dump_json()) for stage, out in batch])
@@ -196,7 +215,7 @@ class TurnPipeline:
             with _tracer.start_as_current_span(f"stage.{stage.name.value}") as span:
                 span.set_attribute("session.id", ctx.turn.session_id)
                 span.set_attribute("turn.number", ctx.turn.turn_number)
-                output = await stage.run(ctx)
+                output = await self._run_work(ctx, stage)
             ctx.set(stage.name, output)
             if getattr(output, "skipped", False):
                 status = orchestrator_pb2.STAGE_STATUS_SKIPPED
@@ -210,6 +229,18 @@ class TurnPipeline:
         if self._on_stage is not None:
             self._on_stage(stage.name)
         await ctx.send(_stage_event(stage.name, status, elapsed))
+
+    async def _run_work(self, ctx: PipelineContext, stage: Stage) -> Contract:
+        if not stage.completes_turn:
+            return await stage.run(ctx)
+        # Its transaction deletes the turn's checkpoints: the queued ones are needed only if it fails.
+        # Waiting for the write in progress also keeps a late insert from outliving that delete.
+        await self._writer.hold()
+        try:
+            return await stage.run(ctx)
+        except BaseException:
+            self._writer.release()
+            raise
 
 
 def _stage_event(stage: StageName, status: int, elapsed_ms: int) -> orchestrator_pb2.StreamTurnResponse:

@@ -3,6 +3,10 @@
 Every write is idempotent on its natural key, so a retried or resumed turn never duplicates data:
 utterances on (session, turn, speaker), turns on (session, turn), the session's turn counter only
 advances from `turn_number - 1` to `turn_number` (an optimistic guard under the session lock).
+
+The writes every turn makes (its start, the answer, checkpoints, its completion) are plain Core
+statements on a connection: they read no mapped objects back, so the ORM's unit of work and bulk
+machinery would only add CPU time on the turn's critical path.
 """
 
 from __future__ import annotations
@@ -14,15 +18,20 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 
-from services.orchestrator.models import Base, SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
+from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.db import single_writer
 from shared.errors import FailedPreconditionError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
+
+SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
+UTTERANCES: Table = UtteranceRow.__table__  # type: ignore[assignment]
+TURNS: Table = TurnRow.__table__  # type: ignore[assignment]
+CHECKPOINTS: Table = TurnCheckpointRow.__table__  # type: ignore[assignment]
 
 
 def _rowcount(result: object) -> int:
@@ -51,10 +60,11 @@ class OrchestratorRepository:
         self._write_lock = asyncio.Lock() if single_writer(engine) else None
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncSession]:
-        """A write transaction (committed on exit), queued behind this process's other writes on SQLite."""
-        async with self._write_lock or contextlib.nullcontext(), self._sessions.begin() as db:
-            yield db
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction on a connection (committed on exit), queued behind this process's
+        other writes on SQLite."""
+        async with self._write_lock or contextlib.nullcontext(), self._engine.begin() as conn:
+            yield conn
 
     @property
     def engine(self) -> AsyncEngine:
@@ -64,11 +74,14 @@ class OrchestratorRepository:
     # -- sessions --------------------------------------------------------------------------
     async def create_session(self, row: SessionRow, opening_question: str) -> SessionRow:
         """Insert a session with its opening question (turn 0) in one transaction."""
-        async with self._write() as db:
+        # A mapped object (the column defaults are the ORM's), unlike the turn's writes below.
+        async with self._write_lock or contextlib.nullcontext(), self._sessions.begin() as db:
             db.add(row)
             await db.flush()
             interviewer = common_pb2.SPEAKER_INTERVIEWER
-            await _insert_utterance(db, row.id, 0, interviewer, opening_question, row.created_at)
+            await _insert_utterance(
+                await db.connection(), row.id, 0, interviewer, opening_question, row.created_at
+            )
         return row
 
     async def get_session(self, session_id: str) -> SessionRow:
@@ -103,27 +116,26 @@ class OrchestratorRepository:
     async def update_session(self, session_id: str, **values: Any) -> SessionRow:
         """Set columns of a session (status changes) and return it."""
         values["updated_at"] = utc_now()
-        async with self._write() as db:
-            result = await db.execute(update(SessionRow).where(SessionRow.id == session_id).values(**values))
+        async with self._write() as conn:
+            result = await conn.execute(update(SESSIONS).where(SESSIONS.c.id == session_id).values(**values))
             if _rowcount(result) == 0:
                 raise NotFoundError("session", session_id)
         return await self.get_session(session_id)
 
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its utterances and turns."""
-        async with self._write() as db:
-            await db.execute(delete(TurnCheckpointRow).where(TurnCheckpointRow.session_id == session_id))
-            await db.execute(delete(TurnRow).where(TurnRow.session_id == session_id))
-            await db.execute(delete(UtteranceRow).where(UtteranceRow.session_id == session_id))
-            result = await db.execute(delete(SessionRow).where(SessionRow.id == session_id))
+        async with self._write() as conn:
+            for table in (CHECKPOINTS, TURNS, UTTERANCES):
+                await conn.execute(delete(table).where(table.c.session_id == session_id))
+            result = await conn.execute(delete(SESSIONS).where(SESSIONS.c.id == session_id))
             if _rowcount(result) == 0:
                 raise NotFoundError("session", session_id)
 
     # -- utterances ------------------------------------------------------------------------
     async def save_utterance(self, session_id: str, turn_number: int, speaker: int, text: str) -> str:
         """Insert an utterance unless it exists (same key); returns its id."""
-        async with self._write() as db:
-            return await _insert_utterance(db, session_id, turn_number, speaker, text, utc_now())
+        async with self._write() as conn:
+            return await _insert_utterance(conn, session_id, turn_number, speaker, text, utc_now())
 
     async def list_utterances(self, session_id: str) -> list[UtteranceRow]:
         """The transcript in order."""
@@ -159,9 +171,10 @@ class OrchestratorRepository:
         The answer is stored here, before any LLM work. A retry must carry the same answer: a
         different text for a turn whose answer is already stored is refused.
         """
-        async with self._write() as db:
-            row = await db.get(TurnRow, (session_id, turn_number), with_for_update=True)
-            if row is None:
+        async with self._write() as conn:
+            key = (TURNS.c.session_id == session_id) & (TURNS.c.turn_number == turn_number)
+            found = (await conn.execute(select(TURNS).where(key).with_for_update())).one_or_none()
+            if found is None:
                 row = TurnRow(
                     session_id=session_id,
                     turn_number=turn_number,
@@ -171,8 +184,9 @@ class OrchestratorRepository:
                     attempts=1,
                     started_at=utc_now(),
                 )
-                db.add(row)
+                await conn.execute(insert(TURNS).values(**_turn_values(row)))
                 return row
+            row = TurnRow(**found._mapping)
             if row.answer_text != text:
                 raise FailedPreconditionError(
                     f"turn {turn_number} already has a stored answer; resubmit the same text to resume it",
@@ -181,6 +195,7 @@ class OrchestratorRepository:
             if row.status != "completed":
                 row.attempts += 1
                 row.status = "in_progress"
+                await conn.execute(update(TURNS).where(key).values(attempts=row.attempts, status=row.status))
             return row
 
     async def save_checkpoints(
@@ -202,9 +217,8 @@ class OrchestratorRepository:
             for stage, payload in outputs
         ]
         # One statement: rows already there (the primary key) are skipped, not overwritten.
-        async with self._write() as db:
-            insert_rows = _insert_ignoring_duplicates(db, TurnCheckpointRow)
-            await db.execute(insert_rows, rows)
+        async with self._write() as conn:
+            await conn.execute(_insert_ignoring_duplicates(conn, CHECKPOINTS), rows)
 
     async def load_checkpoints(self, session_id: str, turn_number: int) -> dict[str, str]:
         """The stored stage outputs of a turn (stage name → JSON)."""
@@ -216,24 +230,15 @@ class OrchestratorRepository:
             )
             return {stage: payload for stage, payload in result.all()}
 
-    async def delete_checkpoints(self, session_id: str, turn_number: int) -> None:
-        """Drop a completed turn's checkpoints (its result is stored; nothing is left to resume)."""
-        async with self._write() as db:
-            await db.execute(
-                delete(TurnCheckpointRow).where(
-                    TurnCheckpointRow.session_id == session_id, TurnCheckpointRow.turn_number == turn_number
-                )
-            )
-
     async def fail_turn(self, session_id: str, turn_number: int, code: str, message: str) -> None:
         """Mark a turn failed; its checkpoints stay for the resume."""
-        async with self._write() as db:
-            await db.execute(
-                update(TurnRow)
+        async with self._write() as conn:
+            await conn.execute(
+                update(TURNS)
                 .where(
-                    TurnRow.session_id == session_id,
-                    TurnRow.turn_number == turn_number,
-                    TurnRow.status != "completed",
+                    TURNS.c.session_id == session_id,
+                    TURNS.c.turn_number == turn_number,
+                    TURNS.c.status != "completed",
                 )
                 .values(status="failed", error_code=code, error_message=message[:2000])
             )
@@ -247,25 +252,31 @@ class OrchestratorRepository:
         question: str | None = None,
     ) -> None:
         """Advance the session and store the turn's result atomically (stage 10), with the
-        interviewer's `question` as the turn's utterance (kept if a resumed turn stored it before)."""
+        interviewer's `question` as the turn's utterance (kept if a resumed turn stored it before);
+        the turn's checkpoints go in the same transaction (nothing is left to resume)."""
         now = utc_now()
         session_values = {**session_values, "turn_count": turn_number, "updated_at": now}
-        async with self._write() as db:
+        async with self._write() as conn:
             if question is not None:
                 interviewer = common_pb2.SPEAKER_INTERVIEWER
-                await _insert_utterance(db, session_id, turn_number, interviewer, question, now)
-            advanced = await db.execute(
-                update(SessionRow)
-                .where(SessionRow.id == session_id, SessionRow.turn_count == turn_number - 1)
+                await _insert_utterance(conn, session_id, turn_number, interviewer, question, now)
+            advanced = await conn.execute(
+                update(SESSIONS)
+                .where(SESSIONS.c.id == session_id, SESSIONS.c.turn_count == turn_number - 1)
                 .values(**session_values)
             )
             if _rowcount(advanced) != 1:
                 raise FailedPreconditionError(f"turn {turn_number} was completed concurrently")
-            await db.execute(
-                update(TurnRow)
-                .where(TurnRow.session_id == session_id, TurnRow.turn_number == turn_number)
+            await conn.execute(
+                update(TURNS)
+                .where(TURNS.c.session_id == session_id, TURNS.c.turn_number == turn_number)
                 .values(
                     status="completed", result=result, completed_at=now, error_code=None, error_message=None
+                )
+            )
+            await conn.execute(
+                delete(CHECKPOINTS).where(
+                    CHECKPOINTS.c.session_id == session_id, CHECKPOINTS.c.turn_number == turn_number
                 )
             )
 
@@ -275,7 +286,7 @@ class OrchestratorRepository:
 
 
 async def _insert_utterance(
-    db: AsyncSession, session_id: str, turn_number: int, speaker: int, text: str, now: datetime
+    conn: AsyncConnection, session_id: str, turn_number: int, speaker: int, text: str, now: datetime
 ) -> str:
     """Insert an utterance in the caller's transaction; one stored already under its key (a retry,
     or a concurrent one that won) is kept as it is. Returns the utterance id."""
@@ -288,12 +299,17 @@ async def _insert_utterance(
         "text": text,
         "created_at": now,
     }
-    await db.execute(_insert_ignoring_duplicates(db, UtteranceRow), [row])
+    await conn.execute(_insert_ignoring_duplicates(conn, UTTERANCES), [row])
     return ident
 
 
-def _insert_ignoring_duplicates(db: AsyncSession, model: type[Base]) -> Any:
-    """`INSERT … ON CONFLICT DO NOTHING` in the session's dialect (SQLite or PostgreSQL)."""
-    if db.bind.dialect.name == "postgresql":
-        return postgresql_insert(model).on_conflict_do_nothing()
-    return sqlite_insert(model).on_conflict_do_nothing()
+def _turn_values(row: TurnRow) -> dict[str, Any]:
+    """The column values of a new turn row (every column: Core applies no ORM-side default)."""
+    return {column.name: getattr(row, column.name) for column in TURNS.columns}
+
+
+def _insert_ignoring_duplicates(conn: AsyncConnection, table: Table) -> Any:
+    """`INSERT … ON CONFLICT DO NOTHING` in the connection's dialect (SQLite or PostgreSQL)."""
+    if conn.dialect.name == "postgresql":
+        return postgresql_insert(table).on_conflict_do_nothing()
+    return sqlite_insert(table).on_conflict_do_nothing()

@@ -219,7 +219,6 @@ class TurnService:
             # the session lock is released), so the resume finds all of them.
             await asyncio.shield(self._settle_failure(writer, turn, code, message))
             raise
-        self._background.spawn("checkpoint_cleanup", self._clean_up(writer, turn))
         result = ctx.get(ScoringPersistenceOutput).result
         if discovery is not None and not result.should_continue:
             # No next turn will complete it: the closing turn maps its nodes before it returns.
@@ -251,11 +250,6 @@ class TurnService:
     ) -> None:
         await writer.flush()
         await self._repo.fail_turn(turn.session_id, turn.turn_number, code, message)
-
-    async def _clean_up(self, writer: CheckpointWriter, turn: TurnInput) -> None:
-        """After the response: the completed turn's checkpoints are no longer needed."""
-        await writer.flush()
-        await self._repo.delete_checkpoints(turn.session_id, turn.turn_number)
 
     async def _completed(
         self, session_id: str, turn_number: int, text: str, turn_count: int

@@ -218,6 +218,7 @@ class ScoringPersistenceStage(Stage):
     name = StageName.SCORING_PERSISTENCE
     # Its output is the stored turn result: committed with the turn, nothing to resume after it.
     checkpointed = False
+    completes_turn = True
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d

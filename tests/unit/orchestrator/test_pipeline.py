@@ -10,6 +10,7 @@ import pytest
 from services.orchestrator.contracts import (
     ContinuationOutput,
     ResponseSavingOutput,
+    ScoringPersistenceOutput,
     StageName,
     UtteranceSavingOutput,
 )
@@ -180,3 +181,60 @@ async def test_a_failed_checkpoint_write_does_not_fail_the_turn_and_later_writes
     assert ctx.get(ContinuationOutput).should_continue
     # The first write was lost (that stage would be recomputed on a resume); the next one landed.
     assert "continuation" in store.rows and "utterance_saving" not in store.rows
+
+
+class Completing(Stage):
+    """The stage that commits the turn: notes which checkpoints were written when it ran."""
+
+    name = StageName.SCORING_PERSISTENCE
+    checkpointed = False
+    completes_turn = True
+
+    def __init__(self, store: Store, fail: bool = False) -> None:
+        self.store, self.fail = store, fail
+        self.written_when_run: list[str] | None = None
+
+    async def run(self, ctx: PipelineContext) -> ScoringPersistenceOutput:
+        self.written_when_run = list(self.store.rows)
+        await asyncio.sleep(0.01)  # a queued output would be written meanwhile, were it not held
+        if self.fail:
+            raise RuntimeError("commit failed")
+        return ScoringPersistenceOutput(result=orchestrator_pb2.TurnResult(session_id="s1"))
+
+
+class SlowStore(Store):
+    """Writes that take a while, so one is in progress when the turn completes."""
+
+    async def save(self, outputs: list[tuple[str, str]]) -> None:
+        await asyncio.sleep(0.02)
+        await super().save(outputs)
+
+
+class Yielding(Deciding):
+    async def run(self, ctx: PipelineContext) -> ContinuationOutput:
+        await asyncio.sleep(0.005)  # the first output's write starts meanwhile
+        return await super().run(ctx)
+
+
+async def test_outputs_queued_when_the_turn_completes_are_not_written() -> None:
+    # The completing stage deletes the turn's checkpoints in its own transaction: writing the
+    # outputs still queued then would only add writes (and, on SQLite, a wait) to the turn.
+    store = SlowStore()
+    writer = store.writer()
+    completing = Completing(store)
+    await TurnPipeline([[[Saving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
+    await writer.flush()
+    # The write in progress (utterance_saving) completed before the stage ran; the queued one never ran.
+    assert completing.written_when_run == ["utterance_saving"]
+    assert list(store.rows) == ["utterance_saving"]
+
+
+async def test_outputs_held_back_for_a_completion_that_fails_are_written_for_the_resume() -> None:
+    store = SlowStore()
+    writer = store.writer()
+    completing = Completing(store, fail=True)
+    with pytest.raises(RuntimeError, match="commit failed"):
+        await TurnPipeline([[[Saving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
+    await writer.flush()
+    assert completing.written_when_run == ["utterance_saving"]
+    assert list(store.rows) == ["utterance_saving", "continuation"]

@@ -23,7 +23,6 @@ async def _turn(repo: OrchestratorRepository, session_id: str) -> None:
     await asyncio.gather(*writes, repo.save_utterance(session_id, 1, respondent, "an answer"))
     values = {"current_question": "And then?"}
     await repo.complete_turn(session_id, 1, b"result", values, question="And then?")
-    await repo.delete_checkpoints(session_id, 1)
 
 
 async def test_concurrent_writes_never_wait_in_sqlites_busy_handler(tmp_path: Path) -> None:
