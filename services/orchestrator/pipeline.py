@@ -21,15 +21,17 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import structlog
 from opentelemetry import trace
 
 from services.orchestrator.contracts import CONTRACTS, Contract, StageName
 from services.orchestrator.models import SessionRow
-from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
+
+if TYPE_CHECKING:  # the stages import this module
+    from services.orchestrator.stages.intake import EarlyIntake
 
 C = TypeVar("C", bound=Contract)
 EventSink = Callable[[orchestrator_pb2.StreamTurnResponse], Awaitable[None]]
@@ -55,9 +57,9 @@ class TurnInput:
     # Read once by `TurnService` after taking the lock; the stages that start the turn use it
     # instead of reading the session again (None only where a test drives the pipeline directly).
     session: SessionRow | None = None
-    # The existing-node lookup for extraction, started by `TurnService` before it records the turn
-    # (context loading starts its own when None); its owner cancels it if it goes unused.
-    node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]] | None = None
+    # The node lookup, transcript read and preprocessing call, started by `TurnService` before it
+    # records the turn (None: the stages make their own); its owner settles them after the turn.
+    early: EarlyIntake | None = None
 
 
 @dataclass

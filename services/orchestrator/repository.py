@@ -168,10 +168,12 @@ class OrchestratorRepository:
     ) -> TurnRow:
         """Start a turn, or return the earlier attempt of the same turn (to resume it).
 
-        The answer is stored here, before any LLM work. A retry must carry the same answer: a
+        The answer is stored here, before any LLM work, with the turn row and as the respondent's
+        utterance of the turn (kept if stored before). A retry must carry the same answer: a
         different text for a turn whose answer is already stored is refused.
         """
         async with self._write() as conn:
+            respondent = common_pb2.SPEAKER_RESPONDENT
             key = (TURNS.c.session_id == session_id) & (TURNS.c.turn_number == turn_number)
             found = (await conn.execute(select(TURNS).where(key).with_for_update())).one_or_none()
             if found is None:
@@ -185,6 +187,7 @@ class OrchestratorRepository:
                     started_at=utc_now(),
                 )
                 await conn.execute(insert(TURNS).values(**_turn_values(row)))
+                await _insert_utterance(conn, session_id, turn_number, respondent, text, row.started_at)
                 return row
             row = TurnRow(**found._mapping)
             if row.answer_text != text:
@@ -196,6 +199,8 @@ class OrchestratorRepository:
                 row.attempts += 1
                 row.status = "in_progress"
                 await conn.execute(update(TURNS).where(key).values(attempts=row.attempts, status=row.status))
+                # A turn begun before the answer was stored here has it from its utterance stage.
+                await _insert_utterance(conn, session_id, turn_number, respondent, text, utc_now())
             return row
 
     async def save_checkpoints(

@@ -32,7 +32,7 @@ from services.orchestrator.stages.intake import (
     RubricStage,
     SrlStage,
     UtteranceSavingStage,
-    start_node_lookup,
+    start_intake,
 )
 from services.orchestrator.stages.output import (
     QuestionGenerationStage,
@@ -168,23 +168,21 @@ class TurnService:
         self, session: SessionRow, turn_number: int, text: str, request_id: str, emit: EventSink | None
     ) -> orchestrator_pb2.TurnResult:
         """Start (or resume) the turn under the lock and run its pipeline."""
-        # Extraction's node lookup is a read that needs only the session and the answer: it runs
-        # while the turn is recorded instead of after it.
-        lookup = start_node_lookup(self._d, session, text)
+        # The node lookup, the transcript read and the preprocessing call need only the session
+        # and the answer: they run while the turn is recorded instead of after it.
+        early = start_intake(self._d, session, text)
         try:
             turn = await self._repo.begin_turn(session.id, turn_number, text, request_id or None)
             checkpoints = (
                 await self._repo.load_checkpoints(session.id, turn_number) if turn.attempts > 1 else {}
             )
             return await self._run(
-                TurnInput(session.id, turn_number, text, request_id or None, session, lookup),
+                TurnInput(session.id, turn_number, text, request_id or None, session, early),
                 checkpoints,
                 emit,
             )
         finally:
-            if not lookup.done():  # unused: context loading was restored, or the turn failed first
-                lookup.cancel()
-            await asyncio.gather(lookup, return_exceptions=True)
+            await early.settle()
 
     async def _run(
         self, turn: TurnInput, checkpoints: dict[str, str], emit: EventSink | None

@@ -220,33 +220,51 @@ async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: 
     assert all(r.graph_state.node_count for r in results)
 
 
-async def test_the_node_lookup_runs_while_the_turn_is_recorded(
+async def test_the_intake_calls_run_while_the_turn_is_recorded(
     suite_factory: SuiteFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Recording each turn waits until extraction's node lookup has reached the graph store: when
-    # the lookup was only sent by context loading, after the turn was recorded, the wait runs out.
-    arrived = asyncio.Event()
-    overlapped: list[bool] = []
+    # Recording each turn waits until extraction's node lookup has reached the graph store, the
+    # preprocessing call the extraction service and the transcript read the database: when they
+    # were only made by the stages, after the turn was recorded, the waits run out.
+    lookup, preprocessing, transcript = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    overlapped: list[tuple[bool, bool, bool]] = []
     begin_turn = OrchestratorRepository.begin_turn
+    list_utterances = OrchestratorRepository.list_utterances
 
-    async def begin_once_the_lookup_arrived(self: OrchestratorRepository, *args: Any, **kwargs: Any) -> Any:
-        overlapped.append(await set_within(arrived, 5))
+    async def begin_once_they_arrived(self: OrchestratorRepository, *args: Any, **kwargs: Any) -> Any:
+        overlapped.append(
+            (await set_within(lookup, 5), await set_within(preprocessing, 5), await set_within(transcript, 5))
+        )
         return await begin_turn(self, *args, **kwargs)
 
-    monkeypatch.setattr(OrchestratorRepository, "begin_turn", begin_once_the_lookup_arrived)
-    recorder = CallRecorder()
+    async def noted_read(self: OrchestratorRepository, session_id: str) -> Any:
+        transcript.set()
+        return await list_utterances(self, session_id)
+
+    monkeypatch.setattr(OrchestratorRepository, "begin_turn", begin_once_they_arrived)
+    monkeypatch.setattr(OrchestratorRepository, "list_utterances", noted_read)
+    graph_calls, extraction_calls = CallRecorder(), CallRecorder()
     async with suite_factory(
-        interceptors={"graph_store": [recorder, Signal("/ListNodes", arrived)]}
+        interceptors={
+            "graph_store": [graph_calls, Signal("/ListNodes", lookup)],
+            "extraction": [extraction_calls, Signal("/Preprocess", preprocessing)],
+        }
     ) as suite:
         session_id = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
         results = []
         for turn, text in enumerate(ANSWERS[CONCEPT][:3], start=1):
-            arrived.clear()  # only this turn's lookup counts
+            for event in (lookup, preprocessing, transcript):
+                event.clear()  # only this turn's calls count
             results.append(await answer(suite.stub, session_id, turn, text))
-    assert overlapped == [True, True, True]
-    # One lookup per turn: context loading used the one the turn started instead of its own.
-    assert len(recorder.requests("ListNodes")) == 3
+        stored = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
+    assert overlapped == [(True, True, True)] * 3
+    # One of each per turn: the stages used the ones the turn started instead of their own.
+    assert len(graph_calls.requests("ListNodes")) == 3
+    assert len(extraction_calls.requests("Preprocess")) == 3
     assert all(r.nodes_added for r in results)
+    # The answers are in the transcript (stored with the turn row, not by a stage of their own).
+    respondent = [u.text for u in stored.transcript if u.speaker == common_pb2.SPEAKER_RESPONDENT]
+    assert respondent == ANSWERS[CONCEPT][:3]
 
 
 class OlderSlotCheckpoint(OlderCheckpoint):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from opentelemetry import trace
 
@@ -15,8 +16,9 @@ from services.orchestrator.contracts import (
     StageName,
     UtteranceSavingOutput,
 )
-from services.orchestrator.models import SessionRow
+from services.orchestrator.models import SessionRow, UtteranceRow
 from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.repository import utterance_id
 from services.orchestrator.stages.common import StageDeps, depth_score
 from services.orchestrator.tracking import tracked_surface_ids
 from shared.errors import FailedPreconditionError
@@ -32,6 +34,7 @@ NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
 # Up to this many existing nodes go to extraction as-is; beyond, the most relevant by embedding.
 EXISTING_NODE_LIMIT = 80
 NODE_LOOKUP_SPAN = "turn.node_lookup"
+PREPROCESS_SPAN = "turn.preprocess"
 
 _tracer = trace.get_tracer("interview.orchestrator.stages")
 
@@ -66,12 +69,7 @@ async def existing_nodes(
 def start_node_lookup(
     d: StageDeps, session: SessionRow, text: str
 ) -> asyncio.Task[list[extraction_pb2.ExistingNode]]:
-    """`existing_nodes` for the turn's answer as a task, started as soon as the session is read.
-
-    The lookup needs only the session and the answer, so the turn starts it before it records
-    the turn (a database write) and context loading collects it: on the critical path it costs
-    only what it takes beyond that write. The caller cancels it when context loading does not
-    run (a resumed turn restores its output) or the turn fails first."""
+    """`existing_nodes` for the turn's answer as a task (context loading collects it)."""
     known = len(tracked_surface_ids(session.node_tracker_state))
 
     async def lookup() -> list[extraction_pb2.ExistingNode]:
@@ -82,6 +80,54 @@ def start_node_lookup(
             return await existing_nodes(d, session.id, text, known_count=known)
 
     return asyncio.create_task(lookup())
+
+
+async def preprocess(d: StageDeps, session: SessionRow, text: str) -> extraction_pb2.PreprocessResponse:
+    """Linguistic preprocessing and intent of the answer to the session's current question."""
+    request = extraction_pb2.PreprocessRequest(
+        text=text, question=session.current_question, enable_srl=d.settings.enable_srl
+    )
+    response: extraction_pb2.PreprocessResponse = await d.deps(
+        d.deps.extraction.Preprocess, request, service="extraction"
+    )
+    return response
+
+
+@dataclass
+class EarlyIntake:
+    """What the turn's first stages read or ask for that depends only on the session and the
+    answer: started by `TurnService` as soon as the session is read, so it runs while the turn is
+    recorded (a database write) instead of after it; context loading and preprocessing collect it.
+    """
+
+    node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]]
+    utterances: asyncio.Task[list[UtteranceRow]]
+    preprocess: asyncio.Task[extraction_pb2.PreprocessResponse]
+
+    async def settle(self) -> None:
+        """Cancel what went unused (its stage was restored from a checkpoint, or the turn failed
+        first) and collect every outcome, so no failure goes unretrieved."""
+        tasks = (self.node_lookup, self.utterances, self.preprocess)
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def start_intake(d: StageDeps, session: SessionRow, text: str) -> EarlyIntake:
+    """Start the node lookup, the transcript read and the preprocessing call of a turn."""
+
+    async def early_preprocess() -> extraction_pb2.PreprocessResponse:
+        # A span of its own for the same reason as the node lookup's.
+        with _tracer.start_as_current_span(PREPROCESS_SPAN) as span:
+            span.set_attribute("session.id", session.id)
+            return await preprocess(d, session, text)
+
+    return EarlyIntake(
+        node_lookup=start_node_lookup(d, session, text),
+        utterances=asyncio.create_task(d.repo.list_utterances(session.id)),
+        preprocess=asyncio.create_task(early_preprocess()),
+    )
 
 
 def _existing(node: common_pb2.Node) -> extraction_pb2.ExistingNode:
@@ -107,14 +153,18 @@ class ContextLoadingStage(Stage):
         # turn usually started the lookup already): they depend only on the session and the
         # answer, and were otherwise a round trip between the preprocessing and the extraction
         # call on the critical path.
-        lookup = ctx.turn.node_lookup or start_node_lookup(self._d, session, ctx.turn.text)
-        try:
-            utterances = await self._d.repo.list_utterances(session.id)
-            known = await lookup
-        finally:
-            if not lookup.done():
-                lookup.cancel()
-                await asyncio.gather(lookup, return_exceptions=True)
+        early = ctx.turn.early
+        if early is not None:
+            utterances, known = await early.utterances, await early.node_lookup
+        else:
+            lookup = start_node_lookup(self._d, session, ctx.turn.text)
+            try:
+                utterances = await self._d.repo.list_utterances(session.id)
+                known = await lookup
+            finally:
+                if not lookup.done():
+                    lookup.cancel()
+                    await asyncio.gather(lookup, return_exceptions=True)
         questions = [u for u in utterances if u.speaker == INTERVIEWER]
         recent = [
             common_pb2.ConversationTurn(
@@ -144,7 +194,8 @@ class ContextLoadingStage(Stage):
 
 
 class UtteranceSavingStage(Stage):
-    """Stage 2: persist the answer as an utterance (idempotent on session, turn, speaker)."""
+    """Stage 2: the answer as an utterance. `begin_turn` stored it with the turn row (one commit
+    fewer per turn); its id is deterministic (session, turn, speaker)."""
 
     name = StageName.UTTERANCE_SAVING
 
@@ -152,9 +203,7 @@ class UtteranceSavingStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> UtteranceSavingOutput:
-        ident = await self._d.repo.save_utterance(
-            ctx.turn.session_id, ctx.turn.turn_number, RESPONDENT, ctx.turn.text
-        )
+        ident = utterance_id(ctx.turn.session_id, ctx.turn.turn_number, RESPONDENT)
         return UtteranceSavingOutput(
             turn_number=ctx.turn.turn_number, user_utterance_id=ident, text=ctx.turn.text
         )
@@ -169,15 +218,14 @@ class SrlStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> SrlOutput:
-        # Runs beside context loading: the question being answered comes from the session row
-        # read under the turn's lock (the same text context loading reports as previous_question).
-        session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
-        request = extraction_pb2.PreprocessRequest(
-            text=ctx.turn.text, question=session.current_question, enable_srl=self._d.settings.enable_srl
-        )
-        response: extraction_pb2.PreprocessResponse = await self._d.deps(
-            self._d.deps.extraction.Preprocess, request, service="extraction"
-        )
+        # Runs beside context loading (usually started with the turn): the question being answered
+        # comes from the session row read under the turn's lock (the same text context loading
+        # reports as previous_question).
+        if ctx.turn.early is not None:
+            response = await ctx.turn.early.preprocess
+        else:
+            session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
+            response = await preprocess(self._d, session, ctx.turn.text)
         intent = response.intent.intent or common_pb2.RESPONDENT_INTENT_ANSWER
         return SrlOutput(preprocess=response, intent=intent, intent_confidence=response.intent.confidence)
 
