@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from shared.gen.interview.common.v1 import common_pb2
@@ -133,6 +133,18 @@ def first_surface_id(tracker: NodeStateTracker, key: str) -> str:
     return key
 
 
-def focused_nodes(tracker: NodeStateTracker) -> Iterable[tuple[int, int]]:
-    """(focus_count, turns_since_last_yield) per tracked node (the exhaustion rule)."""
-    return [(s.focus_count, s.turns_since_last_yield) for s in tracker.states.values()]
+def tracked_focus(data: Mapping[str, Any] | None) -> list[tuple[int, int]]:
+    """(focus_count, turns_since_last_yield) per node of a stored tracker (the exhaustion rule),
+    read without loading it: stages that only read the tracker skip rebuilding every node."""
+    return [
+        (int(s.get("focus_count", 0)), int(s.get("turns_since_last_yield", 0)))
+        for s in _stored_states(data).values()
+    ]
+
+
+def newest_labels(data: Mapping[str, Any] | None, limit: int) -> list[str]:
+    """The labels of a stored tracker's nodes, newest first (then by label), at most `limit`."""
+    states = sorted(
+        _stored_states(data).values(), key=lambda s: (-int(s["created_at_turn"]), str(s.get("label", "")))
+    )
+    return [str(s.get("label", "")) for s in states[:limit]]

@@ -18,7 +18,13 @@ from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.rules import FocusedNode, decide
 from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
 from services.orchestrator.stages.graph import resolve_slots
-from services.orchestrator.tracking import first_surface_id, load_tracker, surface_ids, to_proto
+from services.orchestrator.tracking import (
+    first_surface_id,
+    load_tracker,
+    surface_ids,
+    to_proto,
+    tracked_focus,
+)
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
 from shared.methodology import phase_for
@@ -202,7 +208,6 @@ class ContinuationStage(Stage):
         srl = ctx.get(SrlOutput)
         state = ctx.get(StateComputationOutput)
         selected = ctx.get(StrategySelectionOutput)
-        tracker = load_tracker(selected.tracker)
         decision = decide(
             turn_number=loaded.turn_number,
             max_turns=loaded.max_turns,
@@ -210,7 +215,7 @@ class ContinuationStage(Stage):
             closing_selected=selected.selection.generates_closing_question,
             stop_requested=srl.intent == INTENT.RESPONDENT_INTENT_STOP_REQUEST,
             saturation=state.saturation,
-            nodes=[FocusedNode(s.focus_count, s.turns_since_last_yield) for s in tracker.states.values()],
+            nodes=[FocusedNode(count, since) for count, since in tracked_focus(selected.tracker)],
             rules=self._d.rules,
         )
         if not decision.should_continue:

@@ -32,7 +32,7 @@ from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.repository import utc_now, utterance_id
 from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
 from services.orchestrator.stages.graph import discovery_request
-from services.orchestrator.tracking import load_tracker
+from services.orchestrator.tracking import newest_labels
 from shared.channels import effective_timeout, error_from_rpc
 from shared.errors import DependencyDeadlineError
 from shared.gen.interview.common.v1 import common_pb2
@@ -157,8 +157,7 @@ class QuestionGenerationStage(Stage):
         """Graph metrics, salient labels (newest first) and the longest chain's labels."""
         loaded = ctx.get(ContextLoadingOutput)
         state = ctx.get(StateComputationOutput).graph_state
-        tracker = load_tracker(ctx.get(StrategySelectionOutput).tracker)
-        newest = sorted(tracker.states.values(), key=lambda s: (-s.created_at_turn, s.label))
+        tracker = ctx.get(StrategySelectionOutput).tracker
         chain: list[str] = []
         path = list(state.depth.longest_chain_path)
         if path:
@@ -167,7 +166,7 @@ class QuestionGenerationStage(Stage):
             chain = [labels[i][0] for i in path if i in labels]
         return question_pb2.GraphSummary(
             graph_state=state,
-            node_labels=[s.label for s in newest[:SUMMARY_LABELS]],
+            node_labels=newest_labels(tracker, SUMMARY_LABELS),
             longest_chain_labels=chain,
         )
 
