@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -69,6 +70,21 @@ class Hold(UnaryInterceptor):
     async def around(self, method: str, inner: Unary, request: Any, context: Any) -> Any:
         self.saw_ready.append(await set_within(self.ready, self.limit_s))
         self.ready.clear()
+        return await inner(request, context)
+
+
+class CallRecorder(UnaryInterceptor):
+    """Records (method name, request) of every unary call to the server it is installed on."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Message]] = []
+
+    def requests(self, method: str) -> list[Any]:
+        """The requests of one method, in arrival order."""
+        return [request for name, request in self.calls if name == method]
+
+    async def around(self, method: str, inner: Unary, request: Message, context: Any) -> Any:
+        self.calls.append((method, request))
         return await inner(request, context)
 
 

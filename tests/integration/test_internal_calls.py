@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 import grpc
 import grpc.aio
 import pytest
-from google.protobuf.message import Message
 
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import StageName
@@ -25,7 +24,14 @@ from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
-from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create, set_within
+from tests.integration.helpers import (
+    CallRecorder,
+    Hold,
+    Signal,
+    answer,
+    create,
+    set_within,
+)
 
 CONCEPT = "headphones_mec"
 # Unrelated nouns: far apart in embedding space, so none is merged into another as a duplicate.
@@ -38,21 +44,6 @@ NOUNS = (  # noqa: SIM905 - a word list reads better as one text
     "sandal tomato vase whistle bucket compass dragon envelope forest goblet hive iceberg kayak "
     "lobster marble notebook ostrich pumpkin raccoon scarf trumpet"
 ).split()
-
-
-class CallRecorder(UnaryInterceptor):
-    """Records (method name, request) of every unary call to the server it is installed on."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, Message]] = []
-
-    def requests(self, method: str) -> list[Any]:
-        """The requests of one method, in arrival order."""
-        return [request for name, request in self.calls if name == method]
-
-    async def around(self, method: str, inner: Unary, request: Message, context: Any) -> Any:
-        self.calls.append((method, request))
-        return await inner(request, context)
 
 
 async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) -> None:

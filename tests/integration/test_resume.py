@@ -10,10 +10,11 @@ import pytest
 
 from services.orchestrator.contracts import StageName
 from services.orchestrator.pipeline import PipelineContext, Stage
+from shared.gen.interview.common.v1.common_pb2 import SPEAKER_RESPONDENT
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
-from tests.integration.helpers import answer, code_of, create, graph_signature
+from tests.integration.helpers import CallRecorder, answer, code_of, create, graph_signature
 
 TURNS = 3
 ANSWERS_USED = ANSWERS["headphones_mec"][:TURNS]
@@ -43,7 +44,10 @@ async def _run(
     wrap = None
     if target is not None:
         wrap = lambda stage: FailOnceAfter(stage, target, 2, state)  # noqa: E731
-    async with suite_factory(stage_wrapper=wrap, canonical_slots_mode=mode) as suite:
+    questions = CallRecorder()
+    async with suite_factory(
+        stage_wrapper=wrap, canonical_slots_mode=mode, interceptors={"question": [questions]}
+    ) as suite:
         created = await create(suite.stub, "headphones_mec", max_turns=10, request_id="resume-check")
         session_id = created.session.session_id
         results = []
@@ -59,7 +63,13 @@ async def _run(
         session = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
         assert session.session.turn_count == TURNS
         assert len(session.transcript) == 2 * TURNS + 1
-        return graph, results, state
+    # The question of every attempt (a resumed one too) sees the answer it follows once, although
+    # the transcript read may run after the answer is stored with the turn row (it always does
+    # on a retry): the read is cut before the turn.
+    for request in questions.requests("GenerateFollowUpQuestion"):
+        said = [t.text for t in request.recent_turns if t.speaker == SPEAKER_RESPONDENT]
+        assert said.count(ANSWERS_USED[request.turn_number - 1]) == 1, (request.turn_number, said)
+    return graph, results, state
 
 
 @pytest.fixture

@@ -165,6 +165,9 @@ class ContextLoadingStage(Stage):
                 if not lookup.done():
                     lookup.cancel()
                     await asyncio.gather(lookup, return_exceptions=True)
+        # Earlier turns only: the read runs beside the write that stores this turn's answer (a
+        # resumed turn's is stored already), and every consumer adds the answer itself.
+        utterances = [u for u in utterances if u.turn_number < ctx.turn.turn_number]
         questions = [u for u in utterances if u.speaker == INTERVIEWER]
         recent = [
             common_pb2.ConversationTurn(
