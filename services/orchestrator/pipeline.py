@@ -58,7 +58,7 @@ class TurnInput:
     # instead of reading the session again (None only where a test drives the pipeline directly).
     session: SessionRow | None = None
     # The node lookup, transcript read and preprocessing call, started by `TurnService` before it
-    # records the turn (None: the stages make their own); its owner settles them after the turn.
+    # records the turn and settled after it (None only where a test drives the pipeline directly).
     early: EarlyIntake | None = None
 
 

@@ -59,11 +59,15 @@ class OrchestratorRepository:
         # A turn's completion and the checkpoint writer, or two sessions' turns, write at once.
         self._write_lock = asyncio.Lock() if single_writer(engine) else None
 
+    def _queued(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """This process's write queue on SQLite (the lock), nothing on PostgreSQL."""
+        return self._write_lock or contextlib.nullcontext()
+
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
         """A write transaction on a connection (committed on exit), queued behind this process's
         other writes on SQLite."""
-        async with self._write_lock or contextlib.nullcontext(), self._engine.begin() as conn:
+        async with self._queued(), self._engine.begin() as conn:
             yield conn
 
     @property
@@ -75,7 +79,7 @@ class OrchestratorRepository:
     async def create_session(self, row: SessionRow, opening_question: str) -> SessionRow:
         """Insert a session with its opening question (turn 0) in one transaction."""
         # A mapped object (the column defaults are the ORM's), unlike the turn's writes below.
-        async with self._write_lock or contextlib.nullcontext(), self._sessions.begin() as db:
+        async with self._queued(), self._sessions.begin() as db:
             db.add(row)
             await db.flush()
             interviewer = common_pb2.SPEAKER_INTERVIEWER
@@ -177,18 +181,19 @@ class OrchestratorRepository:
             key = (TURNS.c.session_id == session_id) & (TURNS.c.turn_number == turn_number)
             found = (await conn.execute(select(TURNS).where(key).with_for_update())).one_or_none()
             if found is None:
-                row = TurnRow(
-                    session_id=session_id,
-                    turn_number=turn_number,
-                    request_id=request_id or None,
-                    answer_text=text,
-                    status="in_progress",
-                    attempts=1,
-                    started_at=utc_now(),
-                )
-                await conn.execute(insert(TURNS).values(**_turn_values(row)))
-                await _insert_utterance(conn, session_id, turn_number, respondent, text, row.started_at)
-                return row
+                now = utc_now()
+                values = {
+                    "session_id": session_id,
+                    "turn_number": turn_number,
+                    "request_id": request_id or None,
+                    "answer_text": text,
+                    "status": "in_progress",
+                    "attempts": 1,
+                    "started_at": now,
+                }
+                await conn.execute(insert(TURNS).values(**values))
+                await _insert_utterance(conn, session_id, turn_number, respondent, text, now)
+                return TurnRow(**values)
             row = TurnRow(**found._mapping)
             if row.answer_text != text:
                 raise FailedPreconditionError(
@@ -306,11 +311,6 @@ async def _insert_utterance(
     }
     await conn.execute(_insert_ignoring_duplicates(conn, UTTERANCES), [row])
     return ident
-
-
-def _turn_values(row: TurnRow) -> dict[str, Any]:
-    """The column values of a new turn row (every column: Core applies no ORM-side default)."""
-    return {column.name: getattr(row, column.name) for column in TURNS.columns}
 
 
 def _insert_ignoring_duplicates(conn: AsyncConnection, table: Table) -> Any:

@@ -17,7 +17,7 @@ from services.orchestrator.contracts import (
     UtteranceSavingOutput,
 )
 from services.orchestrator.models import SessionRow, UtteranceRow
-from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.pipeline import ContractError, PipelineContext, Stage
 from services.orchestrator.repository import utterance_id
 from services.orchestrator.stages.common import StageDeps, depth_score
 from services.orchestrator.tracking import tracked_surface_ids
@@ -82,17 +82,6 @@ def start_node_lookup(
     return asyncio.create_task(lookup())
 
 
-async def preprocess(d: StageDeps, session: SessionRow, text: str) -> extraction_pb2.PreprocessResponse:
-    """Linguistic preprocessing and intent of the answer to the session's current question."""
-    request = extraction_pb2.PreprocessRequest(
-        text=text, question=session.current_question, enable_srl=d.settings.enable_srl
-    )
-    response: extraction_pb2.PreprocessResponse = await d.deps(
-        d.deps.extraction.Preprocess, request, service="extraction"
-    )
-    return response
-
-
 @dataclass
 class EarlyIntake:
     """What the turn's first stages read or ask for that depends only on the session and the
@@ -117,17 +106,30 @@ class EarlyIntake:
 def start_intake(d: StageDeps, session: SessionRow, text: str) -> EarlyIntake:
     """Start the node lookup, the transcript read and the preprocessing call of a turn."""
 
-    async def early_preprocess() -> extraction_pb2.PreprocessResponse:
+    async def preprocess() -> extraction_pb2.PreprocessResponse:
         # A span of its own for the same reason as the node lookup's.
         with _tracer.start_as_current_span(PREPROCESS_SPAN) as span:
             span.set_attribute("session.id", session.id)
-            return await preprocess(d, session, text)
+            request = extraction_pb2.PreprocessRequest(
+                text=text, question=session.current_question, enable_srl=d.settings.enable_srl
+            )
+            response: extraction_pb2.PreprocessResponse = await d.deps(
+                d.deps.extraction.Preprocess, request, service="extraction"
+            )
+            return response
 
     return EarlyIntake(
         node_lookup=start_node_lookup(d, session, text),
         utterances=asyncio.create_task(d.repo.list_utterances(session.id)),
-        preprocess=asyncio.create_task(early_preprocess()),
+        preprocess=asyncio.create_task(preprocess()),
     )
+
+
+def _intake(ctx: PipelineContext) -> EarlyIntake:
+    """The turn's early intake (`TurnService` starts it before it records the turn)."""
+    if ctx.turn.early is None:
+        raise ContractError("the turn's early intake was not started")
+    return ctx.turn.early
 
 
 def _existing(node: common_pb2.Node) -> extraction_pb2.ExistingNode:
@@ -149,22 +151,11 @@ class ContextLoadingStage(Stage):
                 f"expected turn_number {session.turn_count + 1}",
                 metadata={"expected_turn_number": str(session.turn_count + 1)},
             )
-        # The nodes extraction will be shown are looked up from the graph store meanwhile (the
-        # turn usually started the lookup already): they depend only on the session and the
-        # answer, and were otherwise a round trip between the preprocessing and the extraction
-        # call on the critical path.
-        early = ctx.turn.early
-        if early is not None:
-            utterances, known = await early.utterances, await early.node_lookup
-        else:
-            lookup = start_node_lookup(self._d, session, ctx.turn.text)
-            try:
-                utterances = await self._d.repo.list_utterances(session.id)
-                known = await lookup
-            finally:
-                if not lookup.done():
-                    lookup.cancel()
-                    await asyncio.gather(lookup, return_exceptions=True)
+        # The transcript and the nodes extraction will be shown were read and looked up while the
+        # turn was recorded: they depend only on the session and the answer, and the lookup was
+        # otherwise a round trip between the preprocessing and the extraction call.
+        early = _intake(ctx)
+        utterances, known = await early.utterances, await early.node_lookup
         # Earlier turns only: the read runs beside the write that stores this turn's answer (a
         # resumed turn's is stored already), and every consumer adds the answer itself.
         utterances = [u for u in utterances if u.turn_number < ctx.turn.turn_number]
@@ -221,14 +212,9 @@ class SrlStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> SrlOutput:
-        # Runs beside context loading (usually started with the turn): the question being answered
-        # comes from the session row read under the turn's lock (the same text context loading
-        # reports as previous_question).
-        if ctx.turn.early is not None:
-            response = await ctx.turn.early.preprocess
-        else:
-            session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
-            response = await preprocess(self._d, session, ctx.turn.text)
+        # Started with the turn: the question being answered comes from the session row read under
+        # the turn's lock (the same text context loading reports as previous_question).
+        response = await _intake(ctx).preprocess
         intent = response.intent.intent or common_pb2.RESPONDENT_INTENT_ANSWER
         return SrlOutput(preprocess=response, intent=intent, intent_confidence=response.intent.confidence)
 
