@@ -214,7 +214,7 @@ class _Draft:
     strategy: CompiledStrategy
     node_id: str | None
     node_label: str
-    contributions: list[SignalContribution]
+    contributions: Sequence[SignalContribution]
     base: float
     multiplier: float
     bonus: float
@@ -270,23 +270,55 @@ def rank_joint(
     modifiers: PhaseModifiers,
     strategy_history: Sequence[str],
 ) -> Ranking:
-    """Score every (strategy, node) pair; `node_binding: none` strategies (or no nodes) rank once."""
+    """Score every (strategy, node) pair; `node_binding: none` strategies (or no nodes) rank once.
+
+    This runs for strategies × nodes candidates on every turn (≈ 750 at 150 nodes, with ~60 node
+    weights per node), and most nodes share their values of a strategy's node signals (all the
+    never-focused ones, for a start). A node's contributions depend on nothing else, so they are
+    computed once per distinct values (with their types: True == 1 == 1.0 must not share an entry)
+    and reused. The base score adds the node contributions to the strategy contributions' sum in
+    their order, exactly as `_draft` sums them (floating-point addition is not associative)."""
     drafts: list[_Draft] = []
     g = detection.global_signals
+    node_signals = detection.node_signals
+    states = tracker.states
     for strategy in strategies:
         s_contribs = _contributions(
             strategy.strategy_weights, g, strategy_overrides(strategy.name, g, strategy_history)
         )
-        if not strategy.binds_node or not tracker.states:
+        if not strategy.binds_node or not states:
             drafts.append(_draft(strategy, None, "", s_contribs, modifiers))
             continue
+        multiplier = modifiers.multipliers.get(strategy.name, 1.0)
+        bonus = modifiers.bonuses.get(strategy.name, 0.0)
+        s_base = 0.0
+        for c in s_contribs:
+            s_base += c.contribution
+        read = tuple(dict.fromkeys(w.signal for w in strategy.node_weights))
+        position = {signal: i for i, signal in enumerate(read)}
         repeats = strategy.repeats_on_node
-        for key, state in tracker.states.items():
-            n_signals = detection.node_signals.get(key, {})
-            overrides = node_overrides(strategy.name, state, n_signals) if repeats else {}
-            n_contribs = _contributions(strategy.node_weights, n_signals, overrides)
-            drafts.append(_draft(strategy, key, state.label, s_contribs + n_contribs, modifiers))
+        scored: dict[tuple[object, ...], tuple[tuple[SignalContribution, ...], float, float]] = {}
+        for key, state in states.items():
+            n_signals = node_signals.get(key, _NO_SIGNALS)
+            overrides = node_overrides(strategy.name, state, n_signals) if repeats else _NO_SIGNALS
+            values = list(map(n_signals.get, read))
+            for signal, value in overrides.items():
+                if (i := position.get(signal)) is not None:
+                    values[i] = value
+            entry = (*values, *map(type, values))
+            found = scored.get(entry)
+            if found is None:
+                n_contribs = _contributions(strategy.node_weights, n_signals, overrides)
+                base = s_base
+                for c in n_contribs:
+                    base += c.contribution
+                found = scored[entry] = ((*s_contribs, *n_contribs), base, base * multiplier + bonus)
+            contributions, base, final = found
+            drafts.append(_Draft(strategy, key, state.label, contributions, base, multiplier, bonus, final))
     return Ranking(_finalise(drafts))
+
+
+_NO_SIGNALS: Mapping[str, SignalScalar] = {}
 
 
 def rank_two_stage(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -10,8 +12,11 @@ from services.scoring.ranking import (
     PhaseModifiers,
     Ranking,
     compile_strategies,
+    evaluate_weight,
+    node_overrides,
     rank_joint,
     rank_two_stage,
+    strategy_overrides,
 )
 from services.scoring.registry import DetectionResult, SignalMap
 from shared.methodology_models import MethodologyConfig
@@ -41,6 +46,8 @@ KEYS = [
 NAMES = ["s0", "s1", "s2", "s3", "s4"]
 weights = st.floats(min_value=-3, max_value=3, allow_nan=False).map(lambda w: round(w, 3))
 unit = st.floats(min_value=0, max_value=1, allow_nan=False)
+# Node values from a few choices, so that nodes often share all of a strategy's signal values.
+few = st.sampled_from([0.0, 0.5, 1.0])
 
 
 @st.composite
@@ -66,10 +73,13 @@ def scenario(
         tracker.register_node(key, 1, label=key)
         nodes[key] = {
             "graph.node.exhausted": draw(st.booleans()),
-            "graph.node.exhaustion_score": draw(unit),
+            "graph.node.exhaustion_score": draw(st.one_of(few, unit)),
             "graph.node.focus_streak": draw(st.sampled_from(["none", "low", "medium", "high"])),
             "graph.node.is_orphan": draw(st.booleans()),
-            "graph.node.edge_count": draw(st.integers(0, 5)),
+            # Mixed types on purpose: True == 1 == 1.0, yet each keeps its own raw value.
+            "graph.node.edge_count": draw(
+                st.one_of(st.integers(0, 2), st.sampled_from([0.0, 1.0, 2.0]), st.booleans())
+            ),
             "technique.node.strategy_repetition": draw(st.sampled_from(["none", "low", "high"])),
             "meta.node.opportunity": draw(st.sampled_from(["fresh", "exhausted"])),
         }
@@ -124,6 +134,74 @@ def test_joint_ranking_invariants(
     for c in ranking.candidates:
         strategy = next(s for s in compiled if s.name == c.strategy)
         assert (c.node_id is None) == (not strategy.binds_node or n_nodes == 0)
+
+
+Matched = list[tuple[str, object, type, float]]
+Scored = tuple[Matched, float, float]
+
+
+def _reference_scores(
+    compiled: tuple[CompiledStrategy, ...],
+    detection: DetectionResult,
+    tracker: NodeStateTracker,
+    mods: PhaseModifiers,
+    history: tuple[str, ...],
+) -> dict[tuple[str, str | None], Scored]:
+    """Every candidate scored the plain way (SPEC): each weight evaluated for each candidate, the
+    contributions summed in order, then the phase modifiers."""
+
+    def matched(weights: Any, signals: SignalMap, overrides: SignalMap) -> Matched:
+        out = []
+        for w in weights:
+            value = overrides.get(w.signal, signals.get(w.signal))
+            if value is None:
+                continue
+            c = evaluate_weight(w, value)
+            if c is not None:
+                out.append((w.key, value, type(value), c))
+        return out
+
+    def scored(name: str, contributions: Matched) -> Scored:
+        base = 0.0
+        for item in contributions:
+            base += item[3]
+        return contributions, base, base * mods.multipliers.get(name, 1.0) + mods.bonuses.get(name, 0.0)
+
+    g = detection.global_signals
+    out: dict[tuple[str, str | None], Scored] = {}
+    for s in compiled:
+        s_part = matched(s.strategy_weights, g, strategy_overrides(s.name, g, history))
+        if not s.binds_node or not tracker.states:
+            out[(s.name, None)] = scored(s.name, s_part)
+            continue
+        for key, state in tracker.states.items():
+            n_signals = detection.node_signals.get(key, {})
+            n_part = matched(s.node_weights, n_signals, node_overrides(s.name, state, n_signals))
+            out[(s.name, key)] = scored(s.name, s_part + n_part)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenario())
+def test_joint_ranking_scores_every_candidate_as_the_plain_evaluation_does(
+    data: tuple[
+        tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]
+    ],
+) -> None:
+    """Joint ranking reuses a node's contributions for nodes with the same signal values: the
+    scores, raw values (with their types) and order of contributions must stay exactly those of
+    evaluating every candidate on its own."""
+    compiled, detection, tracker, mods, history = data
+    ranking = rank_joint(compiled, detection, tracker, mods, history)
+    got = {
+        (c.strategy, c.node_id): (
+            [(x.weight_key, x.raw_value, type(x.raw_value), x.contribution) for x in c.contributions],
+            c.base_score,
+            c.final_score,
+        )
+        for c in ranking.candidates
+    }
+    assert got == _reference_scores(compiled, detection, tracker, mods, history)
 
 
 @settings(max_examples=100, deadline=None)
