@@ -28,6 +28,7 @@ from tests.integration.helpers import (
     CallRecorder,
     Hold,
     Signal,
+    UnaryInterceptor,
     answer,
     create,
     set_within,
@@ -70,11 +71,14 @@ async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) 
     assert graph_calls.requests("SearchNodes") == []  # a small graph is listed whole
     # Focus and chain labels come from the nodes the turn already holds: no lookup by id.
     assert graph_calls.requests("BatchGetNodes") == []
-    # Deferred mode: one canonical state read per turn, sent beside extraction (so without the
-    # surface counts, which exist only after the graph update), and one slot resolution per turn
-    # that starts with tracked nodes: the nodes created before it.
-    assert len(reads) == 5
+    # Deferred mode: the canonical state is read (beside extraction, so without the surface counts,
+    # which exist only after the graph update) only by a turn with no earlier discovery to catch
+    # up with: the others take it from the caught-up run. Here only the first turn reads it; one
+    # slot resolution per turn that starts with tracked nodes: the nodes created before it.
+    assert all(r.nodes_added or r.edges_added for r in results)
+    assert len(reads) == 1
     assert {(r.surface_node_count, r.surface_edge_count) for r in reads} == {(0, 0)}
+    assert slot_calls.count("DiscoverSlots") == 5 + 4  # each turn's run, and the next turn's catch-up
     tracked_before = sum(1 for r in results[:-1] if r.graph_state.node_count)
     assert slot_calls.count("ResolveNodes") == tracked_before > 0
     # The comparison the turn reports is the one documented on GraphComparison, for the graph after
@@ -196,11 +200,15 @@ async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
 
 
 async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: SuiteFactory) -> None:
-    # Each graph update waits until the turn's canonical state read has arrived: when state
-    # computation asked for it after the update, the wait runs out instead.
+    # Each graph update waits until the turn's canonical reads have arrived (the state, or from the
+    # second turn on the catch-up that carries it, and the slot resolution): when state computation
+    # made them after the update, the wait runs out instead.
     arrived = asyncio.Event()
     hold = Hold("/ApplyExtraction", arrived)
-    interceptors = {"graph_store": [hold], "canonical_slots": [Signal("/GetCanonicalState", arrived)]}
+    interceptors = {
+        "graph_store": [hold],
+        "canonical_slots": [Signal("/GetCanonicalState", arrived), Signal("/ResolveNodes", arrived)],
+    }
     async with suite_factory(interceptors=interceptors) as suite:
         session_id = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
         results = [
@@ -289,7 +297,50 @@ async def test_state_computation_reads_the_canonical_state_itself_after_an_older
         runs[name] = (seen, recorder.requests("GetCanonicalState"))
     (current, current_reads), (older, older_reads) = runs["current"], runs["older"]
     assert older == current
-    # The older checkpoint made state computation ask again, with the updated graph's counts.
-    assert len(older_reads) == 2 * len(current_reads) == 8
+    # The older checkpoint made state computation ask again, with the updated graph's counts (the
+    # slot stage itself reads the state only in the first turn: the later ones catch up).
+    assert len(current_reads) == 1
     with_counts = [r for r in older_reads if r.surface_node_count]
-    assert len(with_counts) == 4 and len(older_reads) - len(with_counts) == 4
+    assert len(with_counts) == 4 and len(older_reads) - len(with_counts) == 1
+
+
+class WithoutStoredState(UnaryInterceptor):
+    """DiscoverSlots responses without their canonical state (as from a run stored before it kept
+    one), so each turn asks GetCanonicalState instead."""
+
+    async def around(self, method: str, inner: Any, request: Any, context: Any) -> Any:
+        response = await inner(request, context)
+        if method == "DiscoverSlots":
+            response.ClearField("canonical_state")
+        return response
+
+
+async def test_a_turn_takes_the_canonical_state_from_the_discovery_it_caught_up_with(
+    suite_factory: SuiteFactory,
+) -> None:
+    # The state stored with the previous turn's run is the one GetCanonicalState reads: the
+    # canonical figures and every decision are the same either way.
+    runs: dict[str, tuple[list[tuple[Any, ...]], int]] = {}
+    for name, extra in (("stored", []), ("read", [WithoutStoredState()])):
+        recorder = CallRecorder()
+        async with suite_factory(interceptors={"canonical_slots": [recorder, *extra]}) as suite:
+            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="stored-state")
+            session_id = created.session.session_id
+            seen = []
+            for turn, text in enumerate(ANSWERS[CONCEPT][:5], start=1):
+                r = await answer(suite.stub, session_id, turn, text)
+                seen.append(
+                    (
+                        r.strategy_selected,
+                        r.focus_label,
+                        r.next_question,
+                        r.canonical_graph.SerializeToString(deterministic=True),
+                        r.graph_comparison.SerializeToString(deterministic=True),
+                        dict(r.signals),
+                    )
+                )
+        runs[name] = (seen, len(recorder.requests("GetCanonicalState")))
+    (stored, stored_reads), (read, read_reads) = runs["stored"], runs["read"]
+    assert stored == read
+    assert any(turn[3] for turn in stored[1:])  # the later turns do have canonical figures
+    assert (stored_reads, read_reads) == (1, 5)

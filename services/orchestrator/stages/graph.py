@@ -132,9 +132,15 @@ class SlotDiscoveryStage(Stage):
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled and loaded.slot_mode != "inline":
             # Off the critical path: this chain runs beside extraction and the graph update.
-            canonical_state, slot_ids = await canonical_reads(
-                self._d, loaded.session_id, tracked_surface_ids(loaded.tracker)
-            )
+            ids = tracked_surface_ids(loaded.tracker)
+            if caught_up and caught_up[-1].HasField("canonical_state"):
+                # The last pending run is the session's latest (this turn's starts after its
+                # continuation, and discovery is the only writer), so the state stored with it is
+                # the current one: no GetCanonicalState.
+                canonical_state = caught_up[-1].canonical_state
+                slot_ids = await resolve_slots(self._d, loaded.session_id, ids)
+            else:
+                canonical_state, slot_ids = await canonical_reads(self._d, loaded.session_id, ids)
         return SlotDiscoveryOutput(
             response=response,
             caught_up=caught_up,
