@@ -255,12 +255,25 @@ def _draft(
     contributions: list[SignalContribution],
     modifiers: PhaseModifiers | None,
 ) -> _Draft:
-    base = 0.0
-    for c in contributions:
-        base += c.contribution
-    multiplier = modifiers.multipliers.get(strategy.name, 1.0) if modifiers else 1.0
-    bonus = modifiers.bonuses.get(strategy.name, 0.0) if modifiers else 0.0
+    base = _total(contributions)
+    multiplier, bonus = _phase(strategy, modifiers)
     return _Draft(strategy, node_id, label, contributions, base, multiplier, bonus, base * multiplier + bonus)
+
+
+def _total(contributions: Sequence[SignalContribution], start: float = 0.0) -> float:
+    """`start` plus the contributions, added one by one in order (so a partial total carried on
+    gives exactly the full sum: floating-point addition is not associative)."""
+    total = start
+    for c in contributions:
+        total += c.contribution
+    return total
+
+
+def _phase(strategy: CompiledStrategy, modifiers: PhaseModifiers | None) -> tuple[float, float]:
+    """The strategy's phase multiplier and bonus (1 and 0 without modifiers)."""
+    if modifiers is None:
+        return 1.0, 0.0
+    return modifiers.multipliers.get(strategy.name, 1.0), modifiers.bonuses.get(strategy.name, 0.0)
 
 
 def rank_joint(
@@ -276,8 +289,8 @@ def rank_joint(
     weights per node), and most nodes share their values of a strategy's node signals (all the
     never-focused ones, for a start). A node's contributions depend on nothing else, so they are
     computed once per distinct values (with their types: True == 1 == 1.0 must not share an entry)
-    and reused. The base score adds the node contributions to the strategy contributions' sum in
-    their order, exactly as `_draft` sums them (floating-point addition is not associative)."""
+    and reused. The base score carries the strategy contributions' total on through the node
+    contributions (`_total`), exactly the sum `_draft` makes."""
     drafts: list[_Draft] = []
     g = detection.global_signals
     node_signals = detection.node_signals
@@ -289,11 +302,8 @@ def rank_joint(
         if not strategy.binds_node or not states:
             drafts.append(_draft(strategy, None, "", s_contribs, modifiers))
             continue
-        multiplier = modifiers.multipliers.get(strategy.name, 1.0)
-        bonus = modifiers.bonuses.get(strategy.name, 0.0)
-        s_base = 0.0
-        for c in s_contribs:
-            s_base += c.contribution
+        multiplier, bonus = _phase(strategy, modifiers)
+        s_base = _total(s_contribs)
         read = tuple(dict.fromkeys(w.signal for w in strategy.node_weights))
         position = {signal: i for i, signal in enumerate(read)}
         repeats = strategy.repeats_on_node
@@ -309,9 +319,7 @@ def rank_joint(
             found = scored.get(entry)
             if found is None:
                 n_contribs = _contributions(strategy.node_weights, n_signals, overrides)
-                base = s_base
-                for c in n_contribs:
-                    base += c.contribution
+                base = _total(n_contribs, s_base)
                 found = scored[entry] = ((*s_contribs, *n_contribs), base, base * multiplier + bonus)
             contributions, base, final = found
             drafts.append(_Draft(strategy, key, state.label, contributions, base, multiplier, bonus, final))
