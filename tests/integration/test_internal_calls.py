@@ -152,6 +152,20 @@ async def test_existing_node_lookup_goes_straight_to_search_for_a_known_large_gr
     assert search.view == graph_pb2.NODE_VIEW_BASIC and search.limit == EXISTING_NODE_LIMIT
 
 
+async def _interview(
+    suite_factory: SuiteFactory, request_id: str, turns: int, slots: list[UnaryInterceptor], **settings: Any
+) -> list[pb.TurnResult]:
+    """The first `turns` answers of one interview on a fresh suite, with `slots` installed on
+    canonical_slots (the same request id gives the same session id in every run)."""
+    async with suite_factory(interceptors={"canonical_slots": slots}, **settings) as suite:
+        created = await create(suite.stub, CONCEPT, max_turns=10, request_id=request_id)
+        session_id = created.session.session_id
+        return [
+            await answer(suite.stub, session_id, turn, text)
+            for turn, text in enumerate(ANSWERS[CONCEPT][:turns], start=1)
+        ]
+
+
 class OlderCheckpoint(Stage):
     """A stage whose output reads back as a checkpoint written before `fields` existed."""
 
@@ -182,15 +196,10 @@ async def test_strategy_resolves_slots_itself_after_an_older_state_checkpoint(
     runs: dict[str, tuple[list[tuple[str, str]], list[str]]] = {}
     for name, wrap in (("current", None), ("older", WithoutSlotIds)):
         recorder = CallRecorder()
-        async with suite_factory(
-            interceptors={"canonical_slots": [recorder]}, stage_wrapper=wrap, canonical_slots_mode="inline"
-        ) as suite:
-            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="slot-ids")
-            session_id = created.session.session_id
-            picked = []
-            for turn, text in enumerate(ANSWERS[CONCEPT][:4], start=1):
-                r = await answer(suite.stub, session_id, turn, text)
-                picked.append((r.strategy_selected, r.focus_label))  # node ids differ per run
+        results = await _interview(
+            suite_factory, "slot-ids", 4, [recorder], stage_wrapper=wrap, canonical_slots_mode="inline"
+        )
+        picked = [(r.strategy_selected, r.focus_label) for r in results]  # node ids differ per run
         runs[name] = (picked, [n for n, _ in recorder.calls])
     current, older = runs["current"], runs["older"]
     # The same decisions; strategy selection resolved the slots itself in every turn (the live
@@ -279,21 +288,17 @@ async def test_state_computation_reads_the_canonical_state_itself_after_an_older
     runs: dict[str, tuple[list[tuple[Any, ...]], list[Any]]] = {}
     for name, wrap in (("current", None), ("older", OlderSlotCheckpoint)):
         recorder = CallRecorder()
-        async with suite_factory(interceptors={"canonical_slots": [recorder]}, stage_wrapper=wrap) as suite:
-            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="older-slots")
-            session_id = created.session.session_id
-            seen = []
-            for turn, text in enumerate(ANSWERS[CONCEPT][:4], start=1):
-                r = await answer(suite.stub, session_id, turn, text)
-                # Node ids differ per run: compare what follows from them.
-                seen.append(
-                    (
-                        r.strategy_selected,
-                        r.focus_label,
-                        r.canonical_graph.SerializeToString(deterministic=True),
-                        r.graph_comparison.SerializeToString(deterministic=True),
-                    )
-                )
+        results = await _interview(suite_factory, "older-slots", 4, [recorder], stage_wrapper=wrap)
+        # Node ids differ per run: compare what follows from them.
+        seen = [
+            (
+                r.strategy_selected,
+                r.focus_label,
+                r.canonical_graph.SerializeToString(deterministic=True),
+                r.graph_comparison.SerializeToString(deterministic=True),
+            )
+            for r in results
+        ]
         runs[name] = (seen, recorder.requests("GetCanonicalState"))
     (current, current_reads), (older, older_reads) = runs["current"], runs["older"]
     assert older == current
@@ -321,24 +326,21 @@ async def test_a_turn_takes_the_canonical_state_from_the_discovery_it_caught_up_
     # The state stored with the previous turn's run is the one GetCanonicalState reads: the
     # canonical figures and every decision are the same either way.
     runs: dict[str, tuple[list[tuple[Any, ...]], int]] = {}
-    for name, extra in (("stored", []), ("read", [WithoutStoredState()])):
+    stripped: list[UnaryInterceptor] = [WithoutStoredState()]
+    for name, extra in (("stored", []), ("read", stripped)):
         recorder = CallRecorder()
-        async with suite_factory(interceptors={"canonical_slots": [recorder, *extra]}) as suite:
-            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="stored-state")
-            session_id = created.session.session_id
-            seen = []
-            for turn, text in enumerate(ANSWERS[CONCEPT][:5], start=1):
-                r = await answer(suite.stub, session_id, turn, text)
-                seen.append(
-                    (
-                        r.strategy_selected,
-                        r.focus_label,
-                        r.next_question,
-                        r.canonical_graph.SerializeToString(deterministic=True),
-                        r.graph_comparison.SerializeToString(deterministic=True),
-                        dict(r.signals),
-                    )
-                )
+        results = await _interview(suite_factory, "stored-state", 5, [recorder, *extra])
+        seen = [
+            (
+                r.strategy_selected,
+                r.focus_label,
+                r.next_question,
+                r.canonical_graph.SerializeToString(deterministic=True),
+                r.graph_comparison.SerializeToString(deterministic=True),
+                dict(r.signals),
+            )
+            for r in results
+        ]
         runs[name] = (seen, len(recorder.requests("GetCanonicalState")))
     (stored, stored_reads), (read, read_reads) = runs["stored"], runs["read"]
     assert stored == read

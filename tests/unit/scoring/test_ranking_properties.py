@@ -50,10 +50,16 @@ unit = st.floats(min_value=0, max_value=1, allow_nan=False)
 few = st.sampled_from([0.0, 0.5, 1.0])
 
 
+# Compiled strategies, detected signals, tracker, phase modifiers and strategy history.
+Scenario = tuple[
+    tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]
+]
+
+
 @st.composite
 def scenario(
     draw: st.DrawFn,
-) -> tuple[tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]]:
+) -> Scenario:
     n_strategies = draw(st.integers(1, 5))
     strategies = []
     for name in NAMES[:n_strategies]:
@@ -121,9 +127,7 @@ def _check(ranking: Ranking, mods: PhaseModifiers) -> None:
 @settings(max_examples=150, deadline=None)
 @given(scenario())
 def test_joint_ranking_invariants(
-    data: tuple[
-        tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]
-    ],
+    data: Scenario,
 ) -> None:
     compiled, detection, tracker, mods, history = data
     ranking = rank_joint(compiled, detection, tracker, mods, history)
@@ -151,7 +155,7 @@ def _reference_scores(
     contributions summed in order, then the phase modifiers."""
 
     def matched(weights: Any, signals: SignalMap, overrides: SignalMap) -> Matched:
-        out = []
+        out: Matched = []
         for w in weights:
             value = overrides.get(w.signal, signals.get(w.signal))
             if value is None:
@@ -184,9 +188,7 @@ def _reference_scores(
 @settings(max_examples=150, deadline=None)
 @given(scenario())
 def test_joint_ranking_scores_every_candidate_as_the_plain_evaluation_does(
-    data: tuple[
-        tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]
-    ],
+    data: Scenario,
 ) -> None:
     """Joint ranking reuses a node's contributions for nodes with the same signal values: the
     scores, raw values (with their types) and order of contributions must stay exactly those of
@@ -207,9 +209,7 @@ def test_joint_ranking_scores_every_candidate_as_the_plain_evaluation_does(
 @settings(max_examples=100, deadline=None)
 @given(scenario())
 def test_two_stage_invariants(
-    data: tuple[
-        tuple[CompiledStrategy, ...], DetectionResult, NodeStateTracker, PhaseModifiers, tuple[str, ...]
-    ],
+    data: Scenario,
 ) -> None:
     compiled, detection, tracker, mods, history = data
     ranking = rank_two_stage(compiled, detection, tracker, mods, history)
