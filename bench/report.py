@@ -295,4 +295,19 @@ def _micro_section(micro: dict[str, Any]) -> list[str]:
             )
     elif scoring:
         lines.append(f"scoring: {scoring.get('error')}")
+    sqlite = micro.get("sqlite", {})
+    if "drivers" in sqlite:
+        lines += [
+            "",
+            "SQLite driver (in process, per statement, median ms; wall / CPU):",
+            "",
+            "| driver | write transaction | primary-key read |",
+            "|---|---:|---:|",
+        ]
+        for name, r in sqlite["drivers"].items():
+            kinds = ("write_transaction", "read")
+            cells = [f"{_fmt(r[k]['wall_ms'])} / {_fmt(r[k]['cpu_ms'])}" for k in kinds]
+            lines.append(f"| {name} | {' | '.join(cells)} |")
+    elif sqlite:
+        lines.append(f"sqlite: {sqlite.get('error')}")
     return lines

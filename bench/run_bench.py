@@ -170,12 +170,14 @@ def logs(out_dir: Path, kind: str) -> Path:
 
 
 def run_micro(out_dir: Path, quick: bool) -> dict[str, Any]:
-    """The existing graph_store and scoring micro-benchmarks (subprocesses, their own JSON)."""
+    """The graph_store, scoring and SQLite-driver micro-benchmarks (subprocesses, their own JSON)."""
     results: dict[str, Any] = {}
     jobs = {
         "graph_store": [sys.executable, "bench/bench_graph_store.py", str(out_dir / "graph_store.json")]
         + (["--runs", "3"] if quick else []),
         "scoring": [sys.executable, "bench/bench_scoring.py", str(out_dir / "scoring.json")],
+        "sqlite": [sys.executable, "bench/bench_sqlite.py", str(out_dir / "sqlite.json")]
+        + (["--repeats", "2", "--statements", "500"] if quick else []),
     }
     for name, cmd in jobs.items():
         print(f"[micro] {name}", flush=True)

@@ -7,16 +7,16 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from shared.sqlite_inline import driver_connection
+
 
 async def never_wait_for_the_write_lock(engine: AsyncEngine) -> None:
     """From now on a write of `engine` that finds SQLite's file lock taken fails at once ("database
-    is locked") instead of sleeping in the busy handler until it is free. The setting is made
-    after the engine's own pragmas, on new connections: the pooled ones are closed."""
+    is locked") instead of waiting until it is free. The setting is made on new connections: the
+    pooled ones are closed."""
 
     @event.listens_for(engine.sync_engine, "connect")
     def _no_waiting(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout=0")
-        cursor.close()
+        driver_connection(dbapi_connection).lock_wait_s = 0
 
     await engine.dispose()

@@ -62,3 +62,19 @@ def test_growth_is_judged_on_the_worse_of_the_two_long_sessions() -> None:
     assert (both[label]["measured"], both[label]["pass"]) == (1.45, True)
     only_first = {c["target"]: c for c in targets(_report(39.0, 21.0, 655.0, 1.3, 1.9))}
     assert only_first[label]["measured"] == 1.3
+
+
+def test_the_sqlite_driver_micro_benchmark_is_a_table_of_its_own() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    report["targets"] = targets(report)
+    def figures(write: tuple[float, float], read: tuple[float, float]) -> dict[str, dict[str, float]]:
+        return {
+            "write_transaction": {"wall_ms": write[0], "cpu_ms": write[1]},
+            "read": {"wall_ms": read[0], "cpu_ms": read[1]},
+        }
+
+    driver, inline = figures((0.69, 0.61), (0.44, 0.38)), figures((0.22, 0.21), (0.1, 0.09))
+    report["micro"] = {"sqlite": {"drivers": {"aiosqlite_thread": driver, "inline": inline}}}
+    markdown = render_markdown(report)
+    assert "| aiosqlite_thread | 0.69 / 0.61 | 0.44 / 0.38 |" in markdown
+    assert "| inline | 0.22 / 0.21 | 0.10 / 0.09 |" in markdown
