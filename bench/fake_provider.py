@@ -94,8 +94,10 @@ class _BenchHandler(_Handler):
             self._send_json(200, {"calls": calls, "total": total})
         elif parts.path == "/_bench/health":
             self._send_json(200, {"ok": True})
-        else:
+        elif parts.path.startswith("/_bench/"):
             self._send_json(404, {"error": f"unknown path {parts.path}"})
+        else:
+            self._listing_request()  # the model list (a client's start-up connection)
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server handler API
         length = int(self.headers.get("content-length") or 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from shared.embeddings import Embedder
 from shared.gen.interview.slots.v1 import slots_pb2, slots_pb2_grpc
-from shared.llm import LLMSettings, build_llm_clients
+from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.methodology import MethodologyRegistry
 from shared.server import ServiceRegistration, serve
 
@@ -35,7 +35,8 @@ async def main() -> None:
     embedder = Embedder(backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir)
     lemmatizer = Lemmatizer()
     llm = build_llm_clients(LLMSettings())
-    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
+    # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
+    await llm.warm_up(connect=[LLMClientName.SCORING])
     try:
         async with open_core(
             settings,

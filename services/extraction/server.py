@@ -8,7 +8,7 @@ from services.extraction.preprocess import Preprocessor
 from services.extraction.servicer import ExtractionServicer
 from services.extraction.settings import ExtractionSettings
 from shared.gen.interview.extraction.v1 import extraction_pb2, extraction_pb2_grpc
-from shared.llm import LLMSettings, build_llm_clients
+from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.llm.base import LLMClient
 from shared.methodology import MethodologyRegistry
 from shared.server import ServiceRegistration, serve
@@ -72,7 +72,8 @@ async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = ExtractionSettings()
     llm = build_llm_clients(LLMSettings())
-    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
+    # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
+    await llm.warm_up(connect=[LLMClientName.EXTRACTION])
     pipeline = build_nlp(settings.spacy_model)  # once per process
     methodologies = MethodologyRegistry(settings.config_dir)
     engine = build_engine(settings, pipeline=pipeline, client=llm.extraction, methodologies=methodologies)

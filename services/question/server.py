@@ -10,7 +10,7 @@ from services.question.settings import QuestionSettings
 from services.question.spoken import SpokenLabels, WordForms
 from services.question.validation import MethodologySource
 from shared.gen.interview.question.v1 import question_pb2, question_pb2_grpc
-from shared.llm import LLMSettings, build_llm_clients
+from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.llm.base import LLMClient
 from shared.methodology import MethodologyRegistry
 from shared.server import ServiceRegistration, serve
@@ -65,7 +65,8 @@ async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = QuestionSettings()
     llm = build_llm_clients(LLMSettings())
-    await llm.warm_up()  # the SDKs' first-call set-up, paid before SERVING
+    # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
+    await llm.warm_up(connect=[LLMClientName.GENERATION])
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     spoken = SpokenLabels(WordForms.load())  # word lists for saying labels back, loaded once

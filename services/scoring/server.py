@@ -11,7 +11,7 @@ from services.scoring.rubric.models import RubricScorer
 from services.scoring.servicer import ScoringServicer
 from services.scoring.settings import ScoringSettings
 from shared.gen.interview.scoring.v1 import scoring_pb2_grpc
-from shared.llm import LLMClient, LLMSettings, build_llm_clients
+from shared.llm import LLMClient, LLMClientName, LLMSettings, build_llm_clients
 from shared.methodology import MethodologyRegistry
 from shared.server import ServiceRegistration, serve
 
@@ -52,6 +52,7 @@ async def main() -> None:
     """Run the scoring service until SIGTERM/SIGINT."""
     settings = ScoringSettings()
     clients = build_llm_clients(LLMSettings())
-    await clients.warm_up()  # the SDKs' first-call set-up, paid before SERVING
+    # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
+    await clients.warm_up(connect=[LLMClientName.SCORING])
     engine = build_engine(settings, clients.scoring)
     await serve(settings, build_registrations(settings, engine), on_shutdown=[clients.aclose])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import anthropic
@@ -22,6 +23,9 @@ from shared.llm.warmup import warm_up_sdks
 
 log = structlog.get_logger("shared.llm")
 
+# A start-up connection that takes longer than this is left to the first call.
+PRECONNECT_TIMEOUT_S = 3.0
+
 
 @dataclass
 class LLMClients:
@@ -31,6 +35,8 @@ class LLMClients:
     scoring: LLMClient
     generation: LLMClient
     _closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+    # Per networked SDK client: one free request (the model list) that opens its pooled connection.
+    _connectors: dict[str, Callable[[], Awaitable[object]]] = field(default_factory=dict, repr=False)
 
     def get(self, name: LLMClientName | str) -> LLMClient:
         """A client by its logical name."""
@@ -42,14 +48,40 @@ class LLMClients:
         """Names of the clients that resolved to the offline `local` provider."""
         return [name.value for name in LLMClientName if self.get(name).is_offline]
 
-    async def warm_up(self) -> dict[str, float]:
-        """Pay the SDKs' first-call set-up at start-up (in memory: no network, no cost); returns
-        the milliseconds per SDK warmed. Offline clients need none."""
+    async def warm_up(self, *, connect: Sequence[LLMClientName | str] = ()) -> dict[str, float]:
+        """Pay the SDKs' first-call set-up at start-up (in memory: no network, no cost), then open
+        the connections of the clients in `connect` (`preconnect`); returns the milliseconds per
+        SDK warmed. Offline clients need neither."""
         clients = [self.get(name) for name in LLMClientName]
-        return await warm_up_sdks(
+        timings = await warm_up_sdks(
             anthropic_sdk=any(isinstance(c, AnthropicLLMClient) for c in clients),
             openai_sdk=any(isinstance(c, OpenAICompatibleLLMClient) for c in clients),
         )
+        if connect:
+            await self.preconnect(connect)
+        return timings
+
+    async def preconnect(self, names: Sequence[LLMClientName | str]) -> dict[str, bool]:
+        """Open the connections of the named networked clients to their providers: one model-list
+        request each (free: no completion, no tokens), all at once, each within a few seconds.
+
+        The first call through a client otherwise opens the connection itself (TCP, and TLS with
+        a real provider): ~10 ms to a local server on the benchmark machine, paid by the first
+        respondent's turn. A provider that cannot be reached, or that refuses the listing, is
+        logged and left to the first call; this never raises. Returns whether each connected
+        (offline clients have no connection and are left out)."""
+        names = [LLMClientName(n).value for n in names if LLMClientName(n).value in self._connectors]
+        if not names:
+            return {}
+        outcomes = await asyncio.gather(
+            *(asyncio.wait_for(self._connectors[n](), PRECONNECT_TIMEOUT_S) for n in names),
+            return_exceptions=True,
+        )
+        results = dict(zip(names, outcomes, strict=True))
+        failed = {n: type(o).__name__ for n, o in results.items() if isinstance(o, BaseException)}
+        if failed:
+            log.warning("llm.preconnect_failed", clients=failed)
+        return {n: n not in failed for n in names}
 
     async def aclose(self) -> None:
         """Close every SDK client (and its connection pool). Safe to call twice."""
@@ -64,6 +96,16 @@ class LLMClients:
         await self.aclose()
 
 
+def _model_listing(sdk: anthropic.AsyncAnthropic | openai.AsyncOpenAI) -> Callable[[], Awaitable[object]]:
+    """The first page of the provider's model list, through `sdk`'s own connection pool (the copy
+    `with_options` makes shares it); no retries: it only opens the connection."""
+
+    async def listing() -> object:
+        return await sdk.with_options(max_retries=0, timeout=PRECONNECT_TIMEOUT_S).models.list()
+
+    return listing
+
+
 def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider | None = None) -> LLMClients:
     """Create the `extraction`, `scoring` and `generation` clients.
 
@@ -75,6 +117,7 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
     tracer = get_llm_tracer(tracer_provider)
     clients: dict[LLMClientName, LLMClient] = {}
     closers: list[Callable[[], Awaitable[None]]] = []
+    connectors: dict[str, Callable[[], Awaitable[object]]] = {}
     offline: dict[str, str] = {}
     for name in LLMClientName:
         config = settings.client(name)
@@ -108,6 +151,7 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
                 open_telemetry=False,
             )
             closers.append(a_sdk.close)
+            connectors[name.value] = _model_listing(a_sdk)
             clients[name] = AnthropicLLMClient(
                 name=name, config=config, settings=settings, sdk=a_sdk, tracer=tracer
             )
@@ -121,6 +165,7 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
                 http_client=openai.DefaultAsyncHttpxClient(timeout=timeout),
             )
             closers.append(o_sdk.close)
+            connectors[name.value] = _model_listing(o_sdk)
             clients[name] = OpenAICompatibleLLMClient(
                 name=name, provider=provider, config=config, settings=settings, sdk=o_sdk, tracer=tracer
             )
@@ -137,4 +182,5 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
         scoring=clients[LLMClientName.SCORING],
         generation=clients[LLMClientName.GENERATION],
         _closers=closers,
+        _connectors=connectors,
     )

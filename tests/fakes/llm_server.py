@@ -120,6 +120,7 @@ class RecordedRequest:
 class _State:
     replies: deque[Reply] = field(default_factory=deque)
     requests: list[RecordedRequest] = field(default_factory=list)
+    listings: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     closing: threading.Event = field(default_factory=threading.Event)
 
@@ -190,6 +191,12 @@ class FakeLLMServer:
             return list(self._state.requests)
 
     @property
+    def listings(self) -> list[RecordedRequest]:
+        """Every model listing (`GET …/models`: free, no completion) received so far, in order."""
+        with self._state.lock:
+            return list(self._state.listings)
+
+    @property
     def pending(self) -> int:
         """Scripted replies not consumed yet."""
         with self._state.lock:
@@ -200,6 +207,7 @@ class FakeLLMServer:
         with self._state.lock:
             self._state.replies.clear()
             self._state.requests.clear()
+            self._state.listings.clear()
 
 
 def fake_llm_settings(
@@ -243,6 +251,32 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         return  # keep test output quiet
+
+    def do_GET(self) -> None:
+        """The model list of either API (what a client's start-up connection asks for)."""
+        request = self._listing_request()
+        if request is not None:
+            with self.state.lock:
+                self.state.listings.append(request)
+
+    def _listing_request(self) -> RecordedRequest | None:
+        """Answer `GET …/models` with a one-model list (404 for other paths); the request, if listed."""
+        path = self.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if not path.endswith("/models"):
+            self._send_json(404, _error_body("not_found_error", f"unknown path {path}"))
+            return None
+        model = self.model_override or "fake-model"
+        body: dict[str, Any]
+        if "anthropic-version" in headers:
+            created = "2025-01-01T00:00:00Z"
+            entry = {"type": "model", "id": model, "display_name": model, "created_at": created}
+            body = {"data": [entry], "has_more": False, "first_id": model, "last_id": model}
+        else:
+            listed = {"id": model, "object": "model", "created": 0, "owned_by": "fake"}
+            body = {"object": "list", "data": [listed]}
+        self._send_json(200, body)
+        return RecordedRequest("GET", path, headers, None, int(self.client_address[1]))
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)

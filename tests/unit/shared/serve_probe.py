@@ -7,6 +7,7 @@ on_shutdown hook, so the test can see the whole shutdown sequence from outside.
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import grpc
 import grpc.aio
@@ -17,7 +18,7 @@ from shared.settings import ServiceSettings
 
 
 async def _sleep(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-    structlog.get_logger("probe").info("probe.sleep_started")
+    structlog.get_logger("probe").info("probe.sleep_started", frozen_objects=gc.get_freeze_count())
     await asyncio.sleep(float(request.decode()))
     return b"done"
 
