@@ -10,7 +10,8 @@ each), so each measurement sees exactly N existing nodes. The request is a typic
 (one re-mentions an existing node), 4 relationships (one links to an earlier node by label). The
 embedding cache is off, so every call pays for encoding its labels, as a fresh answer would.
 After each ApplyExtraction the answer text is searched against the session's nodes (limit 80,
-basic view): extraction's node lookup once a session has more than 80 nodes.
+basic view; the query embedded by the int8 model, as the service does by default): extraction's
+node lookup once a session has more than 80 nodes.
 
 Prints a table and writes JSON with the median, p90 and min wall time per size, the median CPU
 time of the process (client and server share it; less sensitive to a busy machine than wall time)
@@ -161,10 +162,13 @@ async def run(url: str, runs: int) -> dict[str, Any]:
         database_url=url, config_dir=CONFIG_DIR, host="127.0.0.1", port=0, log_level="WARNING", log_json=False
     )
     embedder = Embedder(cache_size=0)
+    queries = Embedder(cache_size=0, quantized=True)  # the service's default query model
     registry = MethodologyRegistry(CONFIG_DIR)
     rng = np.random.default_rng(7)
     results: list[dict[str, Any]] = []
-    async with open_store(settings, embedder=embedder, methodologies=registry) as store:
+    async with open_store(
+        settings, embedder=embedder, methodologies=registry, query_encoder=queries
+    ) as store:
         server = GrpcServer(settings, build_registrations(settings, store))
         await server.start()
         try:

@@ -62,20 +62,28 @@ class Embedder:
         cache_size: int = 4096,
         threads: int | None = 1,
         warm_up: bool = True,
+        quantized: bool = False,
     ) -> None:
         """Load the model (a few seconds; the first `onnx` load also exports it into `cache_dir`);
         `threads` sets the intra-op thread count of either runtime (None keeps torch's default;
-        ONNX Runtime then uses one); `warm_up` runs one forward pass now."""
+        ONNX Runtime then uses one); `warm_up` runs one forward pass now. `quantized` (onnx only)
+        runs the int8 copy of the weights: for ranking queries, never for stored vectors
+        (`shared.onnx_encoder`)."""
         # Why the env var as well as local_files_only: some tokenizer/hub helpers consult it
         # directly; loading must never attempt a network call.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         path = model_path or default_model_path()
         self.backend: EmbeddingBackend = backend
+        self.quantized = quantized
         if backend == "onnx":
             from shared.onnx_encoder import DEFAULT_CACHE_DIR, OnnxEncoder
 
-            encoder = OnnxEncoder(path, cache_dir or DEFAULT_CACHE_DIR, threads=threads or 1)
+            encoder = OnnxEncoder(
+                path, cache_dir or DEFAULT_CACHE_DIR, threads=threads or 1, quantized=quantized
+            )
             self._forward: Callable[[list[str]], FloatMatrix] = encoder.encode
+        elif quantized:
+            raise ValueError("the int8 model runs on the onnx backend only")
         elif backend == "torch":
             self._forward = _torch_forward(path, threads)
         else:

@@ -9,12 +9,19 @@ The ONNX file is exported once from the bundled model (PyTorch is needed only th
 directory, under a name keyed by the model files, and written atomically, so services starting
 together never read a half-written file. Tokenisation uses the model's own `tokenizer.json` with
 the model's maximum sequence length; pooling is the model's mean pooling, then L2 normalisation.
+
+`quantized=True` runs an int8 copy of the same weights (dynamic quantisation of the export, made
+once beside it): ~2.5x faster on a whole answer (the fp32 pass reads all 42 MB of weights; it is
+memory-bound on this machine), but vectors at a cosine of ~0.99 to the fp32 model's, not 1 - 1e-7.
+It is for ranking a query against stored fp32 vectors (the graph store's node search), never for
+vectors that are stored or compared with a threshold.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import warnings
@@ -50,6 +57,46 @@ def onnx_file_for(model_path: Path, cache_dir: Path) -> Path:
         fh.seek(max(size - _MIB, 0))
         digest.update(fh.read(_MIB))
     return cache_dir / f"minilm-{digest.hexdigest()[:16]}.onnx"
+
+
+def quantized_file_for(export: Path) -> Path:
+    """Where the int8 copy of an export lives (beside it, named after it)."""
+    return export.with_name(f"{export.stem}-int8.onnx")
+
+
+class _DropRecordsFrom(logging.Filter):
+    """Drops the log records made by code under one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__()
+        self._prefix = f"{directory}{os.sep}"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.pathname.startswith(self._prefix)
+
+
+def quantize_onnx(source: Path, target: Path) -> None:
+    """Dynamic int8 quantisation of the weights of `source` into `target` (atomic). Per output
+    channel: per tensor, answers' vectors came out at a cosine of 0.94-0.97 to the fp32 model's;
+    per channel 0.99."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+    os.close(fd)
+    # The quantiser reports its progress on the root logger (a line per tensor, and advice to
+    # pre-process); in a service those would reach its log output, and in the export command its
+    # stdout, which carries only the path. A filter on the root logger sees only the calls made on
+    # it directly, so other loggers' records (propagated to its handlers) are not affected.
+    quiet = _DropRecordsFrom(Path(quantize_dynamic.__code__.co_filename).parent)
+    logging.getLogger().addFilter(quiet)
+    try:
+        quantize_dynamic(source, tmp, weight_type=QuantType.QInt8, per_channel=True)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    finally:
+        logging.getLogger().removeFilter(quiet)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def export_onnx(model_path: Path, target: Path) -> None:
@@ -103,8 +150,11 @@ class OnnxEncoder:
     """Tokenise, run the exported transformer, mean-pool, normalise. Not thread-safe (the caller
     serialises calls, as `Embedder` does)."""
 
-    def __init__(self, model_path: Path, cache_dir: Path, *, threads: int = 1) -> None:
-        """Load (exporting first when the cache has no export of this model)."""
+    def __init__(
+        self, model_path: Path, cache_dir: Path, *, threads: int = 1, quantized: bool = False
+    ) -> None:
+        """Load (exporting first when the cache has no export of this model; `quantized`: the int8
+        copy of the export, made first when missing)."""
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -122,6 +172,11 @@ class OnnxEncoder:
                 self.path = Path(tempfile.gettempdir()) / "interview-suite-models" / self.path.name
                 if not self.path.exists():
                     export_onnx(model_path, self.path)
+        if quantized:
+            target = quantized_file_for(self.path)
+            if not target.exists():
+                quantize_onnx(self.path, target)
+            self.path = target
         options = onnxruntime.SessionOptions()
         # One thread, as for torch: a handful of short labels per request; spinning workers next
         # to the other services' processes cost more than they gain on 2 cores.
@@ -133,9 +188,15 @@ class OnnxEncoder:
                 str(self.path), options, providers=["CPUExecutionProvider"]
             )
         except Exception:
-            # A damaged cache file (disk full, killed mid-copy by hand): export again, once.
+            # A damaged cache file (disk full, killed mid-copy by hand): make it again, once.
             self.path.unlink(missing_ok=True)
-            export_onnx(model_path, self.path)
+            if quantized:
+                export = onnx_file_for(model_path, self.path.parent)
+                if not export.exists():
+                    export_onnx(model_path, export)
+                quantize_onnx(export, self.path)
+            else:
+                export_onnx(model_path, self.path)
             self._session = onnxruntime.InferenceSession(
                 str(self.path), options, providers=["CPUExecutionProvider"]
             )
@@ -160,7 +221,8 @@ class OnnxEncoder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m shared.onnx_encoder [CACHE_DIR]`: export the bundled model ahead of time (images)."""
+    """`python -m shared.onnx_encoder [CACHE_DIR]`: export the bundled model and its int8 copy ahead
+    of time (images)."""
     import argparse
 
     from shared.embeddings import default_model_path
@@ -172,6 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = onnx_file_for(model_path, args.cache_dir)
     if not target.exists():
         export_onnx(model_path, target)
+    quantized = quantized_file_for(target)
+    if not quantized.exists():
+        quantize_onnx(target, quantized)
     print(target)
     return 0
 

@@ -22,9 +22,14 @@ async def migrate(settings: GraphStoreSettings) -> None:
 
 @asynccontextmanager
 async def open_store(
-    settings: GraphStoreSettings, *, embedder: TextEncoder, methodologies: MethodologySource
+    settings: GraphStoreSettings,
+    *,
+    embedder: TextEncoder,
+    methodologies: MethodologySource,
+    query_encoder: TextEncoder | None = None,
 ) -> AsyncIterator[GraphStore]:
-    """A ready `GraphStore` (migrated when `settings.run_migrations`); the engine closes on exit."""
+    """A ready `GraphStore` (migrated when `settings.run_migrations`); the engine closes on exit.
+    `query_encoder` embeds search queries (default: `embedder`)."""
     if settings.run_migrations:
         await migrate(settings)
     engine = create_engine(settings.database_url, schema=settings.database_schema)
@@ -35,6 +40,7 @@ async def open_store(
             methodologies,
             similarity_threshold=settings.surface_similarity_threshold,
             max_text_chars=settings.max_text_chars,
+            query_encoder=query_encoder,
         )
     finally:
         await engine.dispose()

@@ -138,6 +138,7 @@ def graph_state(s: GraphState) -> common_pb2.GraphState:
             max_depth_normalized=s.depth.max_depth_normalized,
             avg_depth=s.depth.avg_depth,
             longest_chain_path=s.depth.longest_chain_path,
+            longest_chain_labels=s.depth.longest_chain_labels,
         ),
         chain_completion=common_pb2.ChainCompletion(
             ratio=s.chain_completion.ratio,

@@ -158,6 +158,7 @@ class DepthMetrics(_Model):
     max_depth_normalized: float = 0.0
     avg_depth: float = 0.0
     longest_chain_path: list[str] = Field(default_factory=list)
+    longest_chain_labels: list[str] = Field(default_factory=list)
 
 
 class ChainCompletion(_Model):

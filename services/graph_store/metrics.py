@@ -30,6 +30,7 @@ class NodeRef:
 
     id: str
     node_type: str
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -207,6 +208,7 @@ def compute_graph_state(
     terminal = [types[n.node_type].terminal if n.node_type in types else False for n in nodes]
     condensed = condense(adj)
     depth = depth_metrics([n.id for n in nodes], adj, methodology.level_count, condensed)
+    depth.longest_chain_labels = [nodes[pos[i]].label for i in depth.longest_chain_path]
     return GraphState(
         session_id=session_id,
         node_count=len(nodes),

@@ -40,6 +40,7 @@ class SnapshotNode:
     id: str
     label_norm: str
     node_type: str
+    label: str = ""
 
 
 @dataclass

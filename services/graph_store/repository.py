@@ -73,7 +73,7 @@ async def load_snapshot(db: AsyncSession, session_id: str) -> GraphSnapshot:
     """Every node (creation order, with embeddings) and edge key of the session."""
     rows = (
         await db.execute(
-            select(NodeRow.id, NodeRow.label_norm, NodeRow.node_type, NodeRow.embedding)
+            select(NodeRow.id, NodeRow.label_norm, NodeRow.node_type, NodeRow.label, NodeRow.embedding)
             .where(NodeRow.session_id == session_id)
             .order_by(NodeRow.pk)
         )
@@ -86,7 +86,7 @@ async def load_snapshot(db: AsyncSession, session_id: str) -> GraphSnapshot:
         )
     ).all()
     return GraphSnapshot(
-        nodes=[SnapshotNode(r.id, r.label_norm, r.node_type) for r in rows],
+        nodes=[SnapshotNode(r.id, r.label_norm, r.node_type, r.label) for r in rows],
         embeddings=stack_bytes([r.embedding for r in rows], EMBEDDING_DIM),
         edges={(e.source_node_id, e.target_node_id, e.edge_type): e.id for e in edges},
     )
@@ -361,7 +361,9 @@ async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef],
     """The slim node and edge tuples `metrics.compute_graph_state` needs."""
     nodes = (
         await db.execute(
-            select(NodeRow.id, NodeRow.node_type).where(NodeRow.session_id == session_id).order_by(NodeRow.pk)
+            select(NodeRow.id, NodeRow.node_type, NodeRow.label)
+            .where(NodeRow.session_id == session_id)
+            .order_by(NodeRow.pk)
         )
     ).all()
     edges = (
@@ -371,7 +373,7 @@ async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef],
             .order_by(EdgeRow.pk)
         )
     ).all()
-    return [NodeRef(n.id, n.node_type) for n in nodes], [EdgeRef(*e) for e in edges]
+    return [NodeRef(n.id, n.node_type, n.label) for n in nodes], [EdgeRef(*e) for e in edges]
 
 
 async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]:

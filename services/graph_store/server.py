@@ -32,6 +32,12 @@ async def main() -> None:
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     embedder = Embedder(backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir)
-    async with open_store(settings, embedder=embedder, methodologies=methodologies) as store:
+    queries = None
+    if settings.search_query_precision == "int8" and settings.embedding_backend == "onnx":
+        # A search query is ranked against stored vectors, never stored: the int8 copy is enough.
+        queries = Embedder(cache_dir=settings.embedding_cache_dir, quantized=True, cache_size=256)
+    async with open_store(
+        settings, embedder=embedder, methodologies=methodologies, query_encoder=queries
+    ) as store:
         await store.warm_up(methodologies.names()[0])  # before SERVING: the first turn is not slower
         await serve(settings, build_registrations(settings, store))

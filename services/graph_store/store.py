@@ -49,6 +49,7 @@ from .metrics import EdgeRef, NodeRef, compute_graph_state
 from .pagination import DEFAULT_PAGE_SIZE, decode_page_token, encode_page_token, page_size
 from .planner import GraphSnapshot, Plan, labels_to_embed, plan_extraction
 from .validation import validate_extraction
+from .written import created_edges, created_nodes
 
 
 class TextEncoder(Protocol):
@@ -86,9 +87,12 @@ class GraphStore:
         similarity_threshold: float,
         max_text_chars: int,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        query_encoder: TextEncoder | None = None,
     ) -> None:
         self._sessions = sessions
         self._embedder = embedder
+        # Search queries only (ranked against stored vectors): may be a cheaper model.
+        self._query_encoder = query_encoder or embedder
         self._methodologies = methodologies
         self._threshold = similarity_threshold
         self._max_text_chars = max_text_chars
@@ -212,7 +216,7 @@ class GraphStore:
         await repo.write_plan(
             db, plan, session_id=inp.session_id, utterance_id=inp.utterance_id, turn=inp.turn_number, now=now
         )
-        result = await self._result(db, inp, plan, snapshot, methodology)
+        result = await self._result(db, inp, plan, snapshot, methodology, now)
         repo.add_applied(
             db,
             utterance_id=inp.utterance_id,
@@ -290,19 +294,19 @@ class GraphStore:
         plan: Plan,
         snapshot: GraphSnapshot,
         methodology: MethodologyConfig,
+        now: datetime,
     ) -> ApplyResult:
         sid = inp.session_id
-        created_ids = [n.id for n in plan.new_nodes]
-        mentioned_ids = [r.node_id for r in plan.rementioned]
-        node_rows = await repo.node_rows_by_id(db, sid, created_ids + mentioned_ids)
-        nodes = {n.id: n for n in await repo.nodes_with_provenance(db, node_rows, embeddings=True)}
-        edge_rows = await repo.edge_rows_by_id(
-            db, sid, [e.id for e in plan.new_edges] + plan.reinforced_edge_ids
-        )
-        edges = {e.id: e for e in await repo.edges_with_provenance(db, edge_rows)}
+        uid, turn = inp.utterance_id, inp.turn_number
+        # What this utterance created comes from the plan; only what it mentioned again is read (its
+        # provenance spans earlier utterances).
+        node_rows = await repo.node_rows_by_id(db, sid, [r.node_id for r in plan.rementioned])
+        mentioned = {n.id: n for n in await repo.nodes_with_provenance(db, node_rows, embeddings=False)}
+        edge_rows = await repo.edge_rows_by_id(db, sid, plan.reinforced_edge_ids)
+        reinforced = {e.id: e for e in await repo.edges_with_provenance(db, edge_rows)}
         # Metrics after the update, from the snapshot plus the plan (no second read of the graph).
-        node_refs = [NodeRef(n.id, n.node_type) for n in snapshot.nodes]
-        node_refs += [NodeRef(n.id, n.node_type) for n in plan.new_nodes]
+        node_refs = [NodeRef(n.id, n.node_type, n.label) for n in snapshot.nodes]
+        node_refs += [NodeRef(n.id, n.node_type, n.label) for n in plan.new_nodes]
         edge_refs = [EdgeRef(s, t, k) for (s, t, k) in snapshot.edges]
         edge_refs += [EdgeRef(e.source_node_id, e.target_node_id, e.edge_type) for e in plan.new_edges]
         state = compute_graph_state(sid, node_refs, edge_refs, methodology)
@@ -310,18 +314,18 @@ class GraphStore:
             session_id=sid,
             utterance_id=inp.utterance_id,
             turn_number=inp.turn_number,
-            nodes_created=[nodes[i] for i in created_ids],
+            nodes_created=created_nodes(plan, session_id=sid, utterance_id=uid, turn=turn, now=now),
             nodes_mentioned=[
                 NodeMention(
-                    node=nodes[r.node_id].model_copy(update={"embedding": b""}),
+                    node=mentioned[r.node_id],
                     extracted_label=r.extracted_label,
                     kind=r.kind,
                     similarity=r.similarity,
                 )
                 for r in plan.rementioned
             ],
-            edges_created=[edges[e.id] for e in plan.new_edges],
-            edges_reinforced=[edges[i] for i in plan.reinforced_edge_ids],
+            edges_created=created_edges(plan, session_id=sid, utterance_id=uid, turn=turn, now=now),
+            edges_reinforced=[reinforced[i] for i in plan.reinforced_edge_ids],
             warnings=plan.warnings,
             graph_state=state,
         )
@@ -384,13 +388,14 @@ class GraphStore:
     async def search_nodes(
         self, session_id: str, query: str, limit: int, *, provenance: bool = True
     ) -> list[ScoredNode]:
-        """The `limit` nodes most similar to `query` (cosine of embeddings), best first."""
+        """The `limit` nodes most similar to `query` (cosine of embeddings), best first. The query is
+        embedded by the store's query encoder (the int8 model by default: see the settings)."""
         k = DEFAULT_SEARCH_LIMIT if limit == 0 else min(limit, MAX_SEARCH_LIMIT)
         # The query is encoded (in the encoder's thread) while the session's nodes are read, whole:
         # the encoding is most of a search's time, so the read is hidden behind it, and once the
         # query vector is there only the ranking and the best nodes' conversion remain (a second
         # read of the best rows by id was ~5 ms of the turn's critical path at 150 nodes).
-        encoding = asyncio.ensure_future(self._embedder.aencode([query]))
+        encoding = asyncio.ensure_future(self._query_encoder.aencode([query]))
         try:
             async with self._sessions() as db:
                 rows = await repo.session_nodes(db, session_id)

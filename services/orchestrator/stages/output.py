@@ -158,9 +158,11 @@ class QuestionGenerationStage(Stage):
         loaded = ctx.get(ContextLoadingOutput)
         state = ctx.get(StateComputationOutput).graph_state
         tracker = ctx.get(StrategySelectionOutput).tracker
-        chain: list[str] = []
         path = list(state.depth.longest_chain_path)
-        if path:
+        # The graph store names the chain's nodes; a state without the labels (a checkpoint from an
+        # older graph store) is looked up.
+        chain = list(state.depth.longest_chain_labels)
+        if path and len(chain) != len(path):
             known = known_labels(loaded, ctx.get(GraphUpdateOutput))
             labels = await node_labels(self._d, loaded.session_id, path, known)
             chain = [labels[i][0] for i in path if i in labels]

@@ -13,6 +13,7 @@ import pytest_asyncio
 from services.graph_store.app import open_store
 from services.graph_store.settings import GraphStoreSettings
 from services.graph_store.store import GraphStore
+from shared.embeddings import Embedder
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import MethodologyConfig
 
@@ -38,12 +39,20 @@ def open_graph(embedder: Any, registry: MethodologyRegistry) -> OpenStore:
     """`async with open_graph(url, **settings) as store:` — a migrated `GraphStore` on `url`."""
 
     @asynccontextmanager
-    async def _open(url: str, **overrides: Any) -> AsyncIterator[GraphStore]:
+    async def _open(url: str, *, query_encoder: Any = None, **overrides: Any) -> AsyncIterator[GraphStore]:
         settings = GraphStoreSettings(database_url=url, **overrides)
-        async with open_store(settings, embedder=embedder, methodologies=registry) as store:
+        async with open_store(
+            settings, embedder=embedder, methodologies=registry, query_encoder=query_encoder
+        ) as store:
             yield store
 
     return _open
+
+
+@pytest.fixture(scope="session")
+def query_embedder() -> Embedder:
+    """The int8 model the service embeds search queries with (loaded once per test session)."""
+    return Embedder(quantized=True, cache_size=0)
 
 
 @pytest_asyncio.fixture(loop_scope="session")

@@ -127,6 +127,15 @@ async def test_cross_turn_edges_resolve_earlier_nodes_by_label_and_embedding(
     assert [(w.code, w.field) for w in r2.warnings] == [(WarningCode.UNRESOLVED_ENDPOINT, "relationships[2]")]
     state = r2.graph_state
     assert state.depth.max_depth == 4  # lightweight → wear all day → feel relaxed → peace of mind
+    # The chain's nodes are named (the question's graph summary needs no lookup of its own).
+    assert state.depth.longest_chain_labels == [
+        "lightweight",
+        "wear them all day",
+        "feel relaxed",
+        "peace of mind",
+    ]
+    labels = {n.id: n.label for n in await store.batch_get_nodes(sid, state.depth.longest_chain_path)}
+    assert state.depth.longest_chain_labels == [labels[i] for i in state.depth.longest_chain_path]
     assert state.chain_completion.has_complete is True
     assert state == await store.graph_state(sid, "means_end_chain")
 
@@ -240,3 +249,47 @@ async def test_extraction_without_items_is_recorded(sqlite_store: GraphStore) ->
     r = await sqlite_store.apply_extraction(extraction(sid, "", [], utterance_id="empty-1"))
     assert (r.nodes_created, r.warnings, r.graph_state.node_count) == ([], [], 0)
     assert (await sqlite_store.apply_extraction(extraction(sid, "", [], utterance_id="empty-1"))).replayed
+
+
+async def test_the_created_nodes_and_edges_returned_are_what_a_read_returns(
+    any_store: tuple[GraphStore, str],
+) -> None:
+    # The result is built from the write plan, not read back: it must equal a read of the writes.
+    store, _ = any_store
+    sid = new_session()
+    await store.apply_extraction(extraction(sid, "It is cheap.", [concept("cheap")]))
+    text = "Actually it is mid-priced and mid priced is fine, and the light weight means comfort."
+    result = await store.apply_extraction(
+        extraction(
+            sid,
+            text,
+            [
+                concept("mid-priced", quote="mid-priced", confidence=0.7, properties={"unit": "eur"}),
+                concept("mid priced", quote="mid priced is fine", confidence=0.9),  # same node, 2nd quote
+                concept("light weight", quote="the light weight"),
+                concept("comfort", "functional_consequence", quote="not in the answer"),
+                concept("price level", quote=""),  # no quote at all
+            ],
+            [
+                rel("mid-priced", "cheap", "revises"),  # an earlier node superseded
+                rel("light weight", "comfort", quote="light weight means comfort"),
+                rel("light weight", "comfort", quote="the light weight means comfort"),  # 2nd quote
+                rel("price level", "mid-priced", "revises"),  # a node of this answer superseded
+            ],
+            turn=2,
+        )
+    )
+    assert len(result.nodes_created) == 4 and len(result.edges_created) == 3
+    nodes, edges = await store.get_graph(sid, include_embeddings=True)
+    stored_nodes = {n.id: n for n in nodes}
+    stored_edges = {e.id: e for e in edges}
+    for node in result.nodes_created:
+        assert node.model_dump() == stored_nodes[node.id].model_dump()
+    for edge in result.edges_created:
+        assert edge.model_dump() == stored_edges[edge.id].model_dump()
+    # The cases the comparison covers did occur.
+    by_label = {n.label: n for n in result.nodes_created}
+    assert len(by_label["mid-priced"].quotes) == 2
+    assert by_label["mid-priced"].superseded_by == by_label["price level"].id
+    assert by_label["comfort"].quotes == []
+    assert by_label["comfort"].source_utterance_ids == [result.utterance_id]

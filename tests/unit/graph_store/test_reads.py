@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from services.graph_store.store import GraphStore
-from shared.embeddings import from_bytes
+from shared.embeddings import Embedder, from_bytes
 from shared.errors import InvalidArgumentError
 
 from .support import concept, extraction, new_session, rel, row_counts
@@ -135,3 +137,91 @@ async def test_unknown_session_reads_as_an_empty_graph(sqlite_store: GraphStore)
     assert (page.nodes, page.total_size, page.next_page_token) == ([], 0, "")
     with pytest.raises(InvalidArgumentError):
         await sqlite_store.graph_state(sid, "no_such_methodology")
+
+
+ATTRIBUTES = [
+    "noise cancelling",
+    "long battery life",
+    "lightweight",
+    "foldable design",
+    "low price",
+    "bass",
+    "ear cushions",
+    "touch controls",
+    "braided cable",
+    "quick charge",
+    "carrying case",
+    "microphone",
+    "bluetooth range",
+    "sound quality",
+    "comfortable headband",
+    "water resistance",
+    "app equaliser",
+    "transparency mode",
+    "auto pause",
+    "multipoint pairing",
+]
+CONSEQUENCES = [
+    "can focus on the train",
+    "sleep on flights",
+    "no tangled wires",
+    "calls sound clear",
+    "wear them all day",
+    "fewer charging worries",
+    "music feels alive",
+    "fits in my bag",
+    "hear announcements",
+    "switch between laptop and phone",
+    "run in the rain",
+    "less ear fatigue",
+]
+QUERIES = [
+    "The battery lasts a week so I never worry about charging before a trip.",
+    "Honestly the bass makes my music feel alive and I forget the commute.",
+    "They fold into the case and fit in my bag, which matters when I travel light.",
+    "On calls people hear me clearly, even outside in the wind.",
+    "I can wear them the whole day at the office without sore ears.",
+]
+
+
+async def test_the_int8_query_model_ranks_like_the_fp32_model(
+    open_graph: Any, sqlite_url: str, query_embedder: Embedder
+) -> None:
+    sid = new_session()
+    async with open_graph(sqlite_url) as exact:
+        await exact.apply_extraction(
+            extraction(
+                sid,
+                "stuff",
+                [concept(lbl) for lbl in ATTRIBUTES]
+                + [concept(lbl, "functional_consequence") for lbl in CONSEQUENCES],
+            )
+        )
+        expected = [await exact.search_nodes(sid, q, 10, provenance=False) for q in QUERIES]
+    async with open_graph(sqlite_url, query_encoder=query_embedder) as quick:
+        found = [await quick.search_nodes(sid, q, 10, provenance=False) for q in QUERIES]
+    for want, got in zip(expected, found, strict=True):
+        # Only near-ties swap: the best match is among the two best, and the ten best differ by
+        # at most one node at the boundary.
+        assert got[0].node.id in {w.node.id for w in want[:2]}
+        assert len({h.node.id for h in got} & {h.node.id for h in want}) >= 9
+        assert max(abs(g.similarity - w.similarity) for g, w in zip(got, want, strict=True)) < 0.05
+
+
+async def test_the_search_embeds_its_query_with_the_query_model_only(
+    open_graph: Any, sqlite_url: str, embedder: Any
+) -> None:
+    asked: list[list[str]] = []
+
+    class Recording:
+        async def aencode(self, texts: list[str]) -> Any:
+            asked.append(list(texts))
+            return await embedder.aencode(texts)
+
+    sid = new_session()
+    async with open_graph(sqlite_url, query_encoder=Recording()) as store:
+        await _seed(store, sid)  # labels: the store's own (fp32) model
+        assert asked == []
+        hits = await store.search_nodes(sid, "battery lasts a long time", 3)
+    assert asked == [["battery lasts a long time"]]
+    assert hits[0].node.label == "long battery life"

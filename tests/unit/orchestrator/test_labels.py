@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOutput
-from services.orchestrator.stages.common import known_labels
+from services.orchestrator.contracts import (
+    ContextLoadingOutput,
+    GraphUpdateOutput,
+    SaturationState,
+    StageName,
+    StateComputationOutput,
+    StrategySelectionOutput,
+)
+from services.orchestrator.pipeline import PipelineContext, TurnInput
+from services.orchestrator.stages.common import StageDeps, known_labels
+from services.orchestrator.stages.output import QuestionGenerationStage
 from services.orchestrator.tracking import apply_graph_update, load_tracker, surface_ids, tracked_surface_ids
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
+from shared.gen.interview.scoring.v1 import scoring_pb2
 from tests.unit.orchestrator.support import context_output
 
 
@@ -61,3 +71,57 @@ def test_stored_tracker_readers_agree_with_the_loaded_tracker() -> None:
         sorted(tracked_surface_ids(stored)) == sorted(surface_ids(load_tracker(stored))) == ["n1", "n2", "n3"]
     )
     assert tracked_surface_ids(None) == []
+
+
+class _Graph:
+    """Records the lookups a stage makes (the graph store's BatchGetNodes)."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    async def __call__(
+        self, method: object, request: graph_pb2.BatchGetNodesRequest, *, service: str
+    ) -> object:
+        self.asked.append(list(request.node_ids))
+        return graph_pb2.BatchGetNodesResponse(nodes=[_node(i, f"looked up {i}") for i in request.node_ids])
+
+    @property
+    def graph(self) -> object:
+        return type("Stub", (), {"BatchGetNodes": None})()
+
+
+async def _chain(labels: list[str]) -> tuple[list[str], list[list[str]]]:
+    """The summary's chain labels for a chain n7 → n8 whose nodes the turn does not hold."""
+    graph = _Graph()
+    stage = QuestionGenerationStage(StageDeps(graph, None, None, None, None))  # type: ignore[arg-type]
+    ctx = PipelineContext(turn=TurnInput("s", 3, "an answer", None))
+    ctx.set(StageName.CONTEXT_LOADING, _loaded(None))
+    ctx.set(
+        StageName.GRAPH_UPDATE, GraphUpdateOutput(response=graph_pb2.ApplyExtractionResponse(), tracker={})
+    )
+    depth = common_pb2.DepthMetrics(max_depth=2, longest_chain_path=["n7", "n8"], longest_chain_labels=labels)
+    ctx.set(
+        StageName.STATE_COMPUTATION,
+        StateComputationOutput(
+            graph_state=common_pb2.GraphState(depth=depth),
+            saturation=SaturationState(),
+            new_info=0,
+            surface_delta=0,
+            canonical_delta=0,
+            is_shallow=False,
+        ),
+    )
+    ctx.set(
+        StageName.STRATEGY_SELECTION,
+        StrategySelectionOutput(
+            selection=scoring_pb2.SelectStrategyResponse(), focus_label="", focus_node_type="", tracker={}
+        ),
+    )
+    summary = await stage._summary(ctx)
+    return list(summary.longest_chain_labels), graph.asked
+
+
+async def test_the_chain_is_named_by_the_graph_state_without_a_lookup() -> None:
+    assert await _chain(["light", "comfort"]) == (["light", "comfort"], [])
+    # A graph state without the names (a checkpoint from an older graph store): looked up by id.
+    assert await _chain([]) == (["looked up n7", "looked up n8"], [["n7", "n8"]])

@@ -7,7 +7,9 @@ same from both backends, or dedup and slot merging would change with the runtime
 
 from __future__ import annotations
 
+import logging
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 
 from shared.embeddings import Embedder, cosine_matrix, default_model_path
-from shared.onnx_encoder import OnnxEncoder, main, onnx_file_for
+from shared.onnx_encoder import OnnxEncoder, main, onnx_file_for, quantized_file_for
 
 TEXTS = [
     "quick charge",
@@ -87,11 +89,49 @@ def test_an_unwritable_cache_falls_back_to_the_temporary_directory(
 
 
 def test_ahead_of_time_export_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(tmp_path)]) == 0
-    printed = Path(capsys.readouterr().out.strip())
+    # Logging set up to print on stdout (as a service's is): the command's stdout still holds the
+    # path alone, not the quantiser's progress lines, while other loggers are still heard.
+    root = logging.getLogger()
+    handler, level = logging.StreamHandler(sys.stdout), root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        assert main([str(tmp_path)]) == 0
+        logging.getLogger("elsewhere").info("still heard")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    first, *others = capsys.readouterr().out.splitlines()
+    printed = Path(first)
     assert printed == onnx_file_for(default_model_path(), tmp_path) and printed.exists()
+    assert quantized_file_for(printed).exists()  # the image ships the int8 copy too
+    # Every later line is the other logger's record (once per handler logging already had).
+    assert others and all("still heard" in line for line in others) and not root.filters
 
 
 def test_unknown_backend_is_refused() -> None:
     with pytest.raises(ValueError, match="backend"):
         Embedder(backend="tensorflow", warm_up=False)  # type: ignore[arg-type]
+
+
+def test_the_int8_copy_is_made_once_beside_the_export_and_stays_close_to_fp32(
+    tmp_path: Path, embedder: Any
+) -> None:
+    model = default_model_path()
+    quantized = OnnxEncoder(model, tmp_path, quantized=True)
+    export = onnx_file_for(model, tmp_path)
+    assert quantized.path == quantized_file_for(export) and quantized.path.exists() and export.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([export.name, quantized.path.name])
+    stamp = quantized.path.stat().st_mtime_ns
+    assert OnnxEncoder(model, tmp_path, quantized=True).path.stat().st_mtime_ns == stamp  # reused
+    texts = [t for t in TEXTS if t]
+    approx, exact = quantized.encode(texts), embedder.encode(texts)
+    assert np.allclose(np.linalg.norm(approx, axis=1), 1.0, atol=1e-5)
+    # Close to the fp32 vectors, but not equal: this copy is for ranking queries only.
+    agreement = np.sum(approx * exact, axis=1)
+    assert agreement.min() > 0.98 and np.abs(approx - exact).max() > 1e-4
+
+
+def test_the_int8_model_runs_on_onnx_only() -> None:
+    with pytest.raises(ValueError, match="onnx"):
+        Embedder(backend="torch", quantized=True, warm_up=False)
