@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import structlog
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 
 from shared.embeddings import EMBEDDING_DIM, from_bytes, to_bytes
 from shared.errors import InvalidArgumentError, NotFoundError
@@ -39,7 +39,6 @@ from .edges import aggregate_edges
 from .lemmas import Lemmatizer
 from .locks import SessionLocks
 from .merge import SlotIndex
-from .models import SlotMappingRow, SlotRow
 from .proposal import (
     PreparedNode,
     Proposal,
@@ -48,8 +47,20 @@ from .proposal import (
     SlotProposer,
     single_node_proposal,
 )
-from .queries import state_of
-from .repository import SlotRepository
+from .record import (
+    Mapping,
+    RunWrites,
+    SlotRecord,
+    mapped_node_count,
+    mappings_of,
+    session_edges,
+    session_slots,
+    slot_names_by_type,
+    stored_run,
+    write_run,
+)
+from .repository import lock_session
+from .state import SlotStat, canonical_state
 from .validation import validate_discover
 from .vectors import FloatArray, TextEncoder, normalise, slot_text
 from .views import slot_view
@@ -75,9 +86,9 @@ class DiscoveryConfig:
 class _RunLog:
     """What one run changed (becomes the DiscoveryResult)."""
 
-    created: dict[str, SlotRow] = field(default_factory=dict)
-    updated: dict[str, SlotRow] = field(default_factory=dict)
-    promoted: list[SlotRow] = field(default_factory=list)
+    created: dict[str, SlotRecord] = field(default_factory=dict)
+    updated: dict[str, SlotRecord] = field(default_factory=dict)
+    promoted: list[SlotRecord] = field(default_factory=list)
     mappings: list[SlotMapping] = field(default_factory=list)
     assignments: dict[str, NodeAssignment] = field(default_factory=dict)
 
@@ -146,12 +157,12 @@ class SlotDiscovery:
         if methodology is None:  # unreachable: validation rejects an unknown methodology
             raise InvalidArgumentError.for_field("methodology", "unknown methodology")
         async with self._sessions() as db:
-            repo = SlotRepository(db)
-            prior = await repo.get_run(req.session_id, req.turn_number)
+            conn = await db.connection()
+            prior = await stored_run(conn, req.session_id, req.turn_number)
             if prior is not None:
                 return prior.model_copy(update={"replayed": True})
-            mapped = await repo.mappings_for(req.session_id, [n.id for n in req.nodes])
-            names = await repo.slot_names_by_type(req.session_id)
+            mapped = await mappings_of(conn, req.session_id, [n.id for n in req.nodes])
+            names = await slot_names_by_type(conn, req.session_id)
         nodes = [self._prepare(n.id, n.label, n.node_type, n.embedding) for n in req.nodes]
         todo = [n for n in nodes if n.id not in mapped]
         context = ProposalContext(
@@ -165,12 +176,12 @@ class SlotDiscovery:
         texts = [slot_text(p.slot_name, p.description) for p in proposals]
         vectors = await self._encoder.aencode(texts) if texts else np.zeros((0, EMBEDDING_DIM), np.float32)
         async with self._locks.hold(req.session_id), self._sessions() as db, db.begin():
-            repo = SlotRepository(db)
-            await repo.lock_session(req.session_id)
-            prior = await repo.get_run(req.session_id, req.turn_number)
+            conn = await db.connection()
+            await lock_session(conn, req.session_id)
+            prior = await stored_run(conn, req.session_id, req.turn_number)
             if prior is not None:  # a concurrent duplicate finished while we were proposing
                 return prior.model_copy(update={"replayed": True})
-            result = await self._record(repo, req, nodes, proposals, vectors, outcome)
+            result = await self._record(conn, req, nodes, proposals, vectors, outcome)
         logger.info(
             "slots.discovered",
             session_id=req.session_id,
@@ -183,7 +194,7 @@ class SlotDiscovery:
 
     async def _record(
         self,
-        repo: SlotRepository,
+        conn: AsyncConnection,
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
@@ -191,10 +202,18 @@ class SlotDiscovery:
         outcome: ProposalOutcome | None,
     ) -> DiscoveryResult:
         """The writes of one run inside the caller's locked transaction, and its stored result."""
-        log = await self._apply(repo, req, nodes, proposals, vectors)
-        edges_created, edges_updated, pending = await aggregate_edges(repo, req)
-        await repo.flush()
-        state = await state_of(repo, req.session_id)
+        writes = RunWrites(slots=await session_slots(conn, req.session_id))
+        log = await self._apply(conn, req, nodes, proposals, vectors, writes)
+        run_mappings = {m.surface_node_id: m.slot_id for m in writes.mappings}
+        edges = await session_edges(conn, req.session_id)
+        edges_created, edges_updated, pending = await aggregate_edges(conn, req, run_mappings, edges, writes)
+        # The metrics after the run, from what it holds (mappings are only ever added).
+        stored = await mapped_node_count(conn, req.session_id)
+        state = canonical_state(
+            [SlotStat(s.id, SlotStatus(s.status), s.support_count) for s in writes.slots],
+            [(e.source_slot_id, e.target_slot_id) for e in edges],
+            mapped_node_count=stored + len(writes.mappings),
+        )
         result = DiscoveryResult(
             session_id=req.session_id,
             turn_number=req.turn_number,
@@ -210,7 +229,7 @@ class SlotDiscovery:
             llm_usage=outcome.usage if outcome else LLMUsage(),
             canonical_state=state,
         )
-        repo.add_run(result)
+        await write_run(conn, writes, result)
         return result
 
     async def warm_up(self, methodology: str) -> None:
@@ -250,14 +269,12 @@ class SlotDiscovery:
         async with self._sessions() as db:
             transaction = await db.begin()
             try:
-                repo = SlotRepository(db)
-                await repo.lock_session(sid)
-                await repo.get_run(sid, 1)
-                await repo.mappings_for(sid, [n.id for n in nodes])
-                await repo.slot_names_by_type(sid)
-                await self._record(repo, req, nodes, proposals, slot_vectors, None)
-                await db.flush()
-                await repo.resolve(sid, [n.id for n in nodes])
+                conn = await db.connection()
+                await lock_session(conn, sid)
+                await stored_run(conn, sid, 1)
+                await slot_names_by_type(conn, sid)
+                await self._record(conn, req, nodes, proposals, slot_vectors, None)
+                await mappings_of(conn, sid, [n.id for n in nodes])
             finally:
                 await transaction.rollback()
         logger.info("slots.warm_up.done", methodology=methodology)
@@ -270,19 +287,21 @@ class SlotDiscovery:
 
     async def _apply(
         self,
-        repo: SlotRepository,
+        conn: AsyncConnection,
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
         vectors: FloatArray,
+        writes: RunWrites,
     ) -> _RunLog:
-        """Merge proposals into the session's slots, map nodes, promote (inside the lock)."""
+        """Merge proposals into the session's slots (`writes.slots`), map nodes, promote (inside the
+        lock); new mappings go to `writes.mappings`."""
         log = _RunLog()
-        rows = {row.id: row for row in await repo.slots(req.session_id)}
+        rows = {row.id: row for row in writes.slots}
         index = SlotIndex(self._config.similarity_threshold)
-        for row in rows.values():
+        for row in writes.slots:
             index.add(row.id, row.node_type, row.name_key, from_bytes(row.embedding))
-        existing = await repo.mappings_for(req.session_id, [n.id for n in nodes])
+        existing = await mappings_of(conn, req.session_id, [n.id for n in nodes])
         for node_id, mapping in existing.items():
             slot = rows[mapping.slot_id]
             log.assignments[node_id] = NodeAssignment(
@@ -300,7 +319,7 @@ class SlotDiscovery:
             key = self._lemmatizer.name_key(proposal.slot_name)
             match = index.match(proposal.node_type, key, vector)
             if match is None:
-                slot = SlotRow(
+                slot = SlotRecord(
                     id=str(uuid.uuid4()),
                     session_id=req.session_id,
                     slot_name=proposal.slot_name,
@@ -312,9 +331,9 @@ class SlotDiscovery:
                     first_seen_turn=req.turn_number,
                     promoted_turn=None,
                     embedding=to_bytes(vector),
+                    new=True,
                 )
-                repo.add(slot)
-                await repo.flush()  # the slot row must exist before mappings reference it
+                writes.slots.append(slot)
                 rows[slot.id] = slot
                 index.add(slot.id, slot.node_type, key, vector)
                 log.created[slot.id] = slot
@@ -325,17 +344,11 @@ class SlotDiscovery:
                 if slot.id not in log.created:
                     log.updated[slot.id] = slot
             for node_id in node_ids:
-                repo.add(
-                    SlotMappingRow(
-                        session_id=req.session_id,
-                        surface_node_id=node_id,
-                        slot_id=slot.id,
-                        surface_label=labels.get(node_id, ""),
-                        similarity=similarity,
-                        assigned_turn=req.turn_number,
-                    )
+                writes.mappings.append(
+                    Mapping(node_id, slot.id, similarity, labels.get(node_id, ""), req.turn_number)
                 )
                 slot.support_count += 1  # one mapping per node: support counts distinct nodes
+                slot.changed = True
                 log.mappings.append(
                     SlotMapping(
                         surface_node_id=node_id,

@@ -5,88 +5,100 @@ then aggregates all *pending* surface edges whose endpoints are both mapped: an 
 slots adds its id to the canonical edge (source slot, target slot, edge type) — created on first
 use — whose support is the number of distinct surface edge ids; an edge inside one slot is a
 self-loop and not a canonical edge. Edges with an unmapped endpoint stay pending for a later run.
+
+The run's records are changed in memory; `record.write_run` writes them.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .domain import CanonicalEdge, DiscoverSlotsInput, SurfaceEdgeState
-from .models import CanonicalEdgeRow, SurfaceEdgeRow
-from .repository import SlotRepository
+from .record import (
+    EdgeRecord,
+    RunWrites,
+    SurfaceEdgeRecord,
+    known_surface_edges,
+    mappings_of,
+    pending_surface_edges,
+)
 from .views import edge_view
 
 
-async def record_surface_edges(repo: SlotRepository, req: DiscoverSlotsInput) -> None:
-    """Store the request's surface edges the service has not seen (as pending)."""
-    known = await repo.known_surface_edges(req.session_id, [e.id for e in req.edges])
+async def aggregate_edges(
+    conn: AsyncConnection,
+    req: DiscoverSlotsInput,
+    run_mappings: Mapping[str, str],
+    edges: list[EdgeRecord],
+    writes: RunWrites,
+) -> tuple[list[CanonicalEdge], list[CanonicalEdge], int]:
+    """Record the request's new surface edges and aggregate every pending edge that can be.
+
+    `run_mappings` are the surface node → slot assignments this run made (not stored yet); `edges`
+    are the session's canonical edges, extended and updated in place. Returns (created, updated,
+    still pending)."""
+    sid = req.session_id
+    known = await known_surface_edges(conn, sid, [e.id for e in req.edges])
+    fresh: list[SurfaceEdgeRecord] = []
     for edge in req.edges:
         if edge.id in known:
             continue
         known.add(edge.id)
-        repo.add(
-            SurfaceEdgeRow(
-                session_id=req.session_id,
-                surface_edge_id=edge.id,
-                source_node_id=edge.source_node_id,
-                target_node_id=edge.target_node_id,
-                edge_type=edge.edge_type,
-                turn_number=req.turn_number,
-                state=SurfaceEdgeState.PENDING.value,
+        fresh.append(
+            SurfaceEdgeRecord(
+                edge.id, edge.source_node_id, edge.target_node_id, edge.edge_type, req.turn_number, new=True
             )
         )
-    await repo.flush()
-
-
-async def aggregate_edges(
-    repo: SlotRepository, req: DiscoverSlotsInput
-) -> tuple[list[CanonicalEdge], list[CanonicalEdge], int]:
-    """Aggregate every pending edge that can be; returns (created, updated, still pending)."""
-    await record_surface_edges(repo, req)
-    pending = await repo.pending_edges(req.session_id)
+    pending = sorted(
+        [*await pending_surface_edges(conn, sid), *fresh], key=lambda e: (e.turn_number, e.surface_edge_id)
+    )
+    writes.surface_edges.extend(pending)
     if not pending:
         return [], [], 0
-    endpoints = [n for e in pending for n in (e.source_node_id, e.target_node_id)]
-    slot_of = {n: m.slot_id for n, m in (await repo.mappings_for(req.session_id, endpoints)).items()}
-    by_key = {
-        (c.source_slot_id, c.target_slot_id, c.edge_type): c
-        for c in await repo.canonical_edges(req.session_id)
-    }
-    created: dict[str, CanonicalEdgeRow] = {}
-    updated: dict[str, CanonicalEdgeRow] = {}
+    endpoints = {n for e in pending for n in (e.source_node_id, e.target_node_id)}
+    stored = await mappings_of(conn, sid, [n for n in endpoints if n not in run_mappings])
+    slot_of = {n: m.slot_id for n, m in stored.items()} | dict(run_mappings)
+    by_key = {(c.source_slot_id, c.target_slot_id, c.edge_type): c for c in edges}
+    created: dict[str, EdgeRecord] = {}
+    updated: dict[str, EdgeRecord] = {}
     still_pending = 0
-    for edge in pending:
-        source, target = slot_of.get(edge.source_node_id), slot_of.get(edge.target_node_id)
+    for surface in pending:
+        source, target = slot_of.get(surface.source_node_id), slot_of.get(surface.target_node_id)
         if source is None or target is None:
             still_pending += 1
             continue
+        surface.changed = True
         if source == target:
-            edge.state = SurfaceEdgeState.SELF_LOOP.value
+            surface.state = SurfaceEdgeState.SELF_LOOP.value
             continue
-        canonical = by_key.get((source, target, edge.edge_type))
+        canonical = by_key.get((source, target, surface.edge_type))
         if canonical is None:
-            canonical = CanonicalEdgeRow(
+            canonical = EdgeRecord(
                 id=str(uuid.uuid4()),
-                session_id=req.session_id,
+                session_id=sid,
                 source_slot_id=source,
                 target_slot_id=target,
-                edge_type=edge.edge_type,
+                edge_type=surface.edge_type,
                 support_count=0,
                 surface_edge_ids=[],
                 first_seen_turn=req.turn_number,
                 updated_turn=req.turn_number,
+                new=True,
             )
-            repo.add(canonical)
-            await repo.flush()  # the canonical edge must exist before surface edges reference it
-            by_key[(source, target, edge.edge_type)] = canonical
+            edges.append(canonical)
+            by_key[(source, target, surface.edge_type)] = canonical
             created[canonical.id] = canonical
         elif canonical.id not in created:
             updated[canonical.id] = canonical
-        if edge.surface_edge_id not in canonical.surface_edge_ids:
-            # Assign a new list: JSON columns only notice replacement, not in-place mutation.
-            canonical.surface_edge_ids = [*canonical.surface_edge_ids, edge.surface_edge_id]
+        if surface.surface_edge_id not in canonical.surface_edge_ids:
+            canonical.surface_edge_ids.append(surface.surface_edge_id)
             canonical.support_count = len(canonical.surface_edge_ids)
         canonical.updated_turn = req.turn_number
-        edge.state = SurfaceEdgeState.AGGREGATED.value
-        edge.canonical_edge_id = canonical.id
+        canonical.changed = True
+        surface.state = SurfaceEdgeState.AGGREGATED.value
+        surface.canonical_edge_id = canonical.id
+    writes.edges.extend(edges)
     return [edge_view(c) for c in created.values()], [edge_view(c) for c in updated.values()], still_pending

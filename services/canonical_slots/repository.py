@@ -1,22 +1,22 @@
-"""Data access for slots, mappings, canonical edges, surface edges and discovery runs.
+"""Read access (state, lists, resolution), session deletion and the per-session lock.
 
-A `SlotRepository` wraps one `AsyncSession` (one unit of work); the caller owns the transaction.
+A `SlotRepository` wraps one `AsyncSession`; the caller owns the transaction. A discovery run's
+reads and writes are Core statements of their own (`record`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, delete, func, or_, select, text
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from .domain import DeleteCounts, DiscoveryResult, SlotStatus, SurfaceEdgeState
+from .domain import DeleteCounts, SlotStatus
 from .models import CanonicalEdgeRow, DiscoveryRunRow, SlotMappingRow, SlotRow, SurfaceEdgeRow
 from .pagination import PageKey
-
-_IN_CHUNK = 500  # bound IN (...) lists (SQLite's variable limit, planner friendliness)
+from .record import mappings_of
 
 
 def advisory_key(session_id: str) -> int:
@@ -25,9 +25,10 @@ def advisory_key(session_id: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-def _chunks(values: Sequence[str]) -> Iterable[Sequence[str]]:
-    for i in range(0, len(values), _IN_CHUNK):
-        yield values[i : i + _IN_CHUNK]
+async def lock_session(conn: AsyncConnection, session_id: str) -> None:
+    """On PostgreSQL, serialise writers of one session across replicas (released at commit)."""
+    if conn.dialect.name == "postgresql":
+        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": advisory_key(session_id)})
 
 
 def _after(turn_col: Any, id_col: Any, key: PageKey | None) -> ColumnElement[bool] | None:
@@ -37,101 +38,15 @@ def _after(turn_col: Any, id_col: Any, key: PageKey | None) -> ColumnElement[boo
 
 
 class SlotRepository:
-    """Queries and writes of one unit of work."""
+    """The queries of one session (unit of work)."""
 
     def __init__(self, db: AsyncSession) -> None:
         self.db = db
 
-    # -- locking & runs -------------------------------------------------------------------------
+    # -- locking --------------------------------------------------------------------------------
     async def lock_session(self, session_id: str) -> None:
         """On PostgreSQL, serialise discovery per session across replicas (released at commit)."""
-        if self.db.bind.dialect.name == "postgresql":
-            key = advisory_key(session_id)
-            await self.db.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
-
-    async def get_run(self, session_id: str, turn_number: int) -> DiscoveryResult | None:
-        """The stored result of (session, turn), if that run completed."""
-        row = await self.db.get(DiscoveryRunRow, (session_id, turn_number))
-        return None if row is None else DiscoveryResult.model_validate(row.result)
-
-    def add_run(self, result: DiscoveryResult) -> None:
-        """Record a completed run (its primary key makes a duplicate run fail the transaction)."""
-        self.db.add(
-            DiscoveryRunRow(
-                session_id=result.session_id,
-                turn_number=result.turn_number,
-                result=result.model_dump(mode="json"),
-            )
-        )
-
-    # -- slots & mappings -----------------------------------------------------------------------
-    async def slots(self, session_id: str) -> list[SlotRow]:
-        """Every slot of the session (with embeddings), oldest first."""
-        stmt = (
-            select(SlotRow)
-            .where(SlotRow.session_id == session_id)
-            .order_by(SlotRow.first_seen_turn, SlotRow.id)
-        )
-        return list((await self.db.scalars(stmt)).all())
-
-    async def slot_names_by_type(self, session_id: str) -> dict[str, list[str]]:
-        """Slot names per node_type (for the proposal prompt)."""
-        stmt = (
-            select(SlotRow.node_type, SlotRow.slot_name)
-            .where(SlotRow.session_id == session_id)
-            .order_by(SlotRow.node_type, SlotRow.slot_name)
-        )
-        names: dict[str, list[str]] = {}
-        for node_type, name in (await self.db.execute(stmt)).all():
-            names.setdefault(node_type, []).append(name)
-        return names
-
-    async def mappings_for(self, session_id: str, node_ids: Sequence[str]) -> dict[str, SlotMappingRow]:
-        """Existing mappings of the given surface nodes, by node id."""
-        found: dict[str, SlotMappingRow] = {}
-        for chunk in _chunks(list(dict.fromkeys(node_ids))):
-            stmt = select(SlotMappingRow).where(
-                SlotMappingRow.session_id == session_id, SlotMappingRow.surface_node_id.in_(chunk)
-            )
-            found.update({m.surface_node_id: m for m in (await self.db.scalars(stmt)).all()})
-        return found
-
-    def add(self, row: SlotRow | SlotMappingRow | CanonicalEdgeRow | SurfaceEdgeRow) -> None:
-        """Stage a new row in the unit of work."""
-        self.db.add(row)
-
-    async def flush(self) -> None:
-        """Send staged changes (so constraint violations surface inside the transaction)."""
-        await self.db.flush()
-
-    # -- edges ----------------------------------------------------------------------------------
-    async def known_surface_edges(self, session_id: str, edge_ids: Sequence[str]) -> set[str]:
-        """Which of these surface edge ids the service has seen before."""
-        known: set[str] = set()
-        for chunk in _chunks(list(dict.fromkeys(edge_ids))):
-            stmt = select(SurfaceEdgeRow.surface_edge_id).where(
-                SurfaceEdgeRow.session_id == session_id, SurfaceEdgeRow.surface_edge_id.in_(chunk)
-            )
-            known.update((await self.db.scalars(stmt)).all())
-        return known
-
-    async def pending_edges(self, session_id: str) -> list[SurfaceEdgeRow]:
-        """Surface edges not yet aggregated (an endpoint was unmapped), oldest first."""
-        stmt = (
-            select(SurfaceEdgeRow)
-            .where(SurfaceEdgeRow.session_id == session_id, SurfaceEdgeRow.state == SurfaceEdgeState.PENDING)
-            .order_by(SurfaceEdgeRow.turn_number, SurfaceEdgeRow.surface_edge_id)
-        )
-        return list((await self.db.scalars(stmt)).all())
-
-    async def canonical_edges(self, session_id: str) -> list[CanonicalEdgeRow]:
-        """Every canonical edge of the session."""
-        stmt = (
-            select(CanonicalEdgeRow)
-            .where(CanonicalEdgeRow.session_id == session_id)
-            .order_by(CanonicalEdgeRow.first_seen_turn, CanonicalEdgeRow.id)
-        )
-        return list((await self.db.scalars(stmt)).all())
+        await lock_session(await self.db.connection(), session_id)
 
     # -- state ----------------------------------------------------------------------------------
     async def slot_stats(self, session_id: str) -> list[tuple[str, str, int]]:
@@ -202,7 +117,8 @@ class SlotRepository:
 
     async def resolve(self, session_id: str, node_ids: Sequence[str]) -> dict[str, str]:
         """Surface node id → slot id for the mapped ones."""
-        return {n: m.slot_id for n, m in (await self.mappings_for(session_id, node_ids)).items()}
+        found = await mappings_of(await self.db.connection(), session_id, node_ids)
+        return {n: m.slot_id for n, m in found.items()}
 
     async def delete_session(self, session_id: str) -> DeleteCounts:
         """Remove every row of the session (children first: no reliance on FK cascades)."""

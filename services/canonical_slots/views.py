@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from .domain import CanonicalEdge, Slot, SlotMapping, SlotStatus
 from .models import CanonicalEdgeRow, SlotMappingRow, SlotRow
+from .record import EdgeRecord, SlotRecord
 
 
-def slot_view(row: SlotRow) -> Slot:
+def slot_view(row: SlotRow | SlotRecord) -> Slot:
     """The caller-facing form of a slot row (no embedding)."""
     return Slot(
         id=row.id,
@@ -31,7 +32,7 @@ def mapping_view(row: SlotMappingRow) -> SlotMapping:
     )
 
 
-def edge_view(row: CanonicalEdgeRow) -> CanonicalEdge:
+def edge_view(row: CanonicalEdgeRow | EdgeRecord) -> CanonicalEdge:
     """The caller-facing form of a canonical edge row."""
     return CanonicalEdge(
         id=row.id,
