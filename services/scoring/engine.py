@@ -8,6 +8,7 @@ rubric into `select`; `select` computes it itself when it is missing and an LLM 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from services.scoring.context import DetectionContext
@@ -65,7 +66,7 @@ class Selection:
     ranking: Ranking
 
     @property
-    def candidates(self) -> tuple[ScoredCandidate, ...]:
+    def candidates(self) -> Sequence[ScoredCandidate]:
         """Every candidate, best first (stage 1 in two-stage mode)."""
         return self.ranking.candidates
 

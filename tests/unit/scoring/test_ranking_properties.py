@@ -138,6 +138,10 @@ def test_joint_ranking_invariants(
     for c in ranking.candidates:
         strategy = next(s for s in compiled if s.name == c.strategy)
         assert (c.node_id is None) == (not strategy.binds_node or n_nodes == 0)
+    # Candidates are made when read: slices, negative indices and a second read agree.
+    listed = list(ranking.candidates)
+    assert ranking.candidates[: len(listed) // 2] == tuple(listed[: len(listed) // 2])
+    assert ranking.candidates[-1] is listed[-1] and ranking.candidates[0] is listed[0]
 
 
 Matched = list[tuple[str, object, type, float]]
