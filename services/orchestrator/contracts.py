@@ -49,6 +49,14 @@ class Contract(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
 
+# A node tracker held by a stage output. Checkpoints leave it out (it is ~0.8 KB per node, three
+# times per turn: the largest part of a turn's writes at 150 nodes); the stage rebuilds it on a
+# resume from the session row or from earlier outputs (`Stage.restore`). Checkpoints written with
+# it still restore as they are.
+def _tracker() -> Any:
+    return Field(exclude=True)
+
+
 # -- persisted session state (loaded at every turn start) ---------------------------------------
 class SaturationState(BaseModel):
     """Counters behind the saturation rules; persisted so a restart changes no decision."""
@@ -132,7 +140,7 @@ class ContextLoadingOutput(Contract):
     recent_turns: proto_list(common_pb2.ConversationTurn)  # type: ignore[valid-type]
     previous_questions: list[str]
     state: SessionState
-    tracker: dict[str, Any]
+    tracker: dict[str, Any] = _tracker()  # the session row's
     canonical_enabled: bool
     slot_mode: str
     # The graph's nodes shown to extraction (looked up beside the reads above); None in checkpoints
@@ -174,7 +182,7 @@ class GraphUpdateOutput(Contract):
     """Stage 4: the graph update and the node tracker after registration and yield."""
 
     response: proto(graph_pb2.ApplyExtractionResponse)  # type: ignore[valid-type]
-    tracker: dict[str, Any]
+    tracker: dict[str, Any] = _tracker()
     skipped: bool = False
 
 
@@ -217,7 +225,7 @@ class StrategySelectionOutput(Contract):
     selection: proto(scoring_pb2.SelectStrategyResponse)  # type: ignore[valid-type]
     focus_label: str
     focus_node_type: str
-    tracker: dict[str, Any]
+    tracker: dict[str, Any] = _tracker()
 
 
 class ContinuationOutput(Contract):

@@ -6,7 +6,8 @@ is checkpointed with the turn, so a turn that fails part-way resumes at the fail
 every stored output (LLM results included) instead of recomputing it.
 
 Checkpoints are written by a `CheckpointWriter` behind the pipeline: each stage's own output once
-(not the accumulated payload), in stage order, while the next stage already runs. A failing turn
+(not the accumulated payload), in stage order, once the next stage has started its work (its call
+to a service is on the wire). A failing turn
 flushes the writer before it is marked failed, so a resume finds every output that was completed.
 A write lost with a crashed process only means that stage is recomputed on resume (every internal
 RPC is idempotent on its key), never a wrong result. The stage that completes the turn commits it
@@ -37,6 +38,8 @@ C = TypeVar("C", bound=Contract)
 EventSink = Callable[[orchestrator_pb2.StreamTurnResponse], Awaitable[None]]
 # Writes (stage name, output JSON) pairs of one turn in one transaction.
 CheckpointSink = Callable[[list[tuple[str, str]]], Awaitable[None]]
+# How long a completed output waits before it is written (see CheckpointWriter).
+CHECKPOINT_DELAY_S = 0.002
 
 _log = structlog.get_logger("orchestrator.pipeline")
 _tracer = trace.get_tracer("interview.orchestrator.pipeline")
@@ -115,6 +118,11 @@ class Stage(ABC):
     async def run(self, ctx: PipelineContext) -> Contract:
         """Do the stage's work and return its output contract."""
 
+    async def restore(self, ctx: PipelineContext, stored: str) -> Contract:
+        """The output from its checkpoint (JSON). A stage whose checkpoint leaves out what it can
+        derive from earlier outputs (a node tracker) rebuilds that here."""
+        return CONTRACTS[self.name].model_validate_json(stored)
+
 
 Chain = Sequence[Stage]
 Group = Sequence[Chain]
@@ -125,11 +133,23 @@ class CheckpointWriter:
 
     `put` never waits for the database: outputs queue up and one drain task writes whatever has
     queued in a single transaction, so a turn pays neither a commit per stage nor the JSON encoding
-    on its critical path. A failed write is logged and dropped (the stage is recomputed on resume).
+    on its critical path. The drain starts `delay_s` after the first output queued: the JSON
+    encoding and the write (SQLite's statements run on the event loop's thread) then happen while
+    the next stage waits for its service, not before the next stage gets to send its request, and
+    the outputs of stages that end close together share one transaction. A failed write is logged
+    and dropped (the stage is recomputed on resume).
     """
 
-    def __init__(self, sink: CheckpointSink, *, session_id: str, turn_number: int) -> None:
+    def __init__(
+        self,
+        sink: CheckpointSink,
+        *,
+        session_id: str,
+        turn_number: int,
+        delay_s: float = CHECKPOINT_DELAY_S,
+    ) -> None:
         self._sink = sink
+        self._delay_s = delay_s
         self._queue: list[tuple[StageName, Contract]] = []
         self._task: asyncio.Task[None] | None = None
         self._held = False
@@ -156,6 +176,7 @@ class CheckpointWriter:
             self._start()
 
     async def _drain(self) -> None:
+        await asyncio.sleep(self._delay_s)
         while self._queue and not self._held:
             batch, self._queue = self._queue, []
             try:
@@ -210,7 +231,7 @@ class TurnPipeline:
         status = orchestrator_pb2.STAGE_STATUS_COMPLETED
         started = time.perf_counter()
         if stored is not None:
-            ctx.set(stage.name, CONTRACTS[stage.name].model_validate_json(stored))
+            ctx.set(stage.name, await stage.restore(ctx, stored))
             status = orchestrator_pb2.STAGE_STATUS_REUSED
         else:
             await ctx.send(_stage_event(stage.name, orchestrator_pb2.STAGE_STATUS_STARTED, 0))

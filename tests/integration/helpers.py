@@ -12,6 +12,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from services.orchestrator.pipeline import PipelineContext, Stage
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from tests.integration.answers import ANSWERS
@@ -192,3 +193,18 @@ def code_of(exc: BaseException) -> grpc.StatusCode:
     """The status code of an AioRpcError."""
     assert isinstance(exc, grpc.aio.AioRpcError), exc
     return exc.code()
+
+
+class StageWrapper(Stage):
+    """Base of the stages tests wrap around a real one (`stage_wrapper=`): same name, and a
+    checkpoint is restored by the real stage (some rebuild part of their output then)."""
+
+    def __init__(self, inner: Stage) -> None:
+        self.name = inner.name
+        self._inner = inner
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        return await self._inner.run(ctx)
+
+    async def restore(self, ctx: PipelineContext, stored: str) -> Any:
+        return await self._inner.restore(ctx, stored)

@@ -15,7 +15,7 @@ import pytest
 
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import StageName
-from services.orchestrator.pipeline import PipelineContext, Stage
+from services.orchestrator.pipeline import PipelineContext
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
@@ -28,6 +28,7 @@ from tests.integration.helpers import (
     CallRecorder,
     Hold,
     Signal,
+    StageWrapper,
     UnaryInterceptor,
     answer,
     create,
@@ -166,15 +167,11 @@ async def _interview(
         ]
 
 
-class OlderCheckpoint(Stage):
+class OlderCheckpoint(StageWrapper):
     """A stage whose output reads back as a checkpoint written before `fields` existed."""
 
     stage: ClassVar[StageName]
     fields: ClassVar[frozenset[str]]
-
-    def __init__(self, inner: Stage) -> None:
-        self.name = inner.name
-        self._inner = inner
 
     async def run(self, ctx: PipelineContext) -> Any:
         output = await self._inner.run(ctx)

@@ -17,6 +17,7 @@ from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
 from tests.integration.conftest import SuiteFactory
 from tests.integration.helpers import (
+    StageWrapper,
     answer,
     code_of,
     create,
@@ -137,14 +138,14 @@ async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
     assert await _state(suite, session_id) == before
 
 
-class Gate(Stage):
+class Gate(StageWrapper):
     """Wraps a stage; holds the first run of `stage` until released (to make turns overlap)."""
 
     def __init__(
         self, inner: Stage, stage: StageName, entered: asyncio.Event, release: asyncio.Event
     ) -> None:
-        self.name = inner.name
-        self._inner, self._stage, self._entered, self._release = inner, stage, entered, release
+        super().__init__(inner)
+        self._stage, self._entered, self._release = stage, entered, release
 
     async def run(self, ctx: PipelineContext) -> Any:
         if self.name == self._stage:
@@ -169,12 +170,12 @@ async def test_concurrent_submits_one_runs_the_other_is_aborted(suite_factory: S
         assert (await _state(suite, session_id))[0] == 1
 
 
-class TurnGate(Stage):
+class TurnGate(StageWrapper):
     """Wraps a stage; holds its run in turn `turn` until released."""
 
     def __init__(self, inner: Stage, turn: int, entered: asyncio.Event, release: asyncio.Event) -> None:
-        self.name = inner.name
-        self._inner, self._turn, self._entered, self._release = inner, turn, entered, release
+        super().__init__(inner)
+        self._turn, self._entered, self._release = turn, entered, release
 
     async def run(self, ctx: PipelineContext) -> Any:
         if self.name == StageName.EXTRACTION and ctx.turn.turn_number == self._turn:
@@ -244,10 +245,7 @@ async def test_two_orchestrators_on_one_postgres_run_one_turn_at_a_time(
 async def test_deadline_propagates_and_the_turn_resumes(suite_factory: SuiteFactory) -> None:
     seen: list[float | None] = []
 
-    class Probe(Stage):
-        def __init__(self, inner: Stage) -> None:
-            self.name, self._inner = inner.name, inner
-
+    class Probe(StageWrapper):
         async def run(self, ctx: PipelineContext) -> Any:
             if self.name == StageName.GRAPH_UPDATE:
                 seen.append(remaining_deadline())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
@@ -68,25 +69,32 @@ class StrategySelectionStage(Stage):
         if srl.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
             selection = self._repeat_previous(loaded, tracker, methodology, turn)
         else:
-            if srl.intent != INTENT.RESPONDENT_INTENT_SKIP_REQUEST:
-                # The answer's depth belongs to the node the answered question was about.
-                # UnknownNodeError: the previous focus left the graph (graph deleted): nothing to attribute.
-                with contextlib.suppress(UnknownNodeError):
-                    tracker.append_response_signal(
-                        None, depth_label_for_score(rubric.depth_score), turn_number=turn
-                    )
+            _attribute_depth(tracker, srl.intent, rubric.depth_score, turn)
             selection = await self._select(loaded, tracker, rubric, state, ctx.turn.text)
             if srl.intent == INTENT.RESPONDENT_INTENT_SKIP_REQUEST:
                 selection = _move_off(selection, tracker.previous_focus, methodology)
-            focus = selection.focus_node_id or None
-            try:
-                tracker.update_focus(focus, turn, selection.strategy)
-            except UnknownNodeError:
-                tracker.update_focus(None, turn, selection.strategy)
+            _focus(tracker, selection, turn)
         label, node_type = await self._label(loaded, update, tracker, selection.focus_node_id)
         return StrategySelectionOutput(
             selection=selection, focus_label=label, focus_node_type=node_type, tracker=tracker.to_dict()
         )
+
+    async def restore(self, ctx: PipelineContext, stored: str) -> StrategySelectionOutput:
+        """The checkpoint, with the tracker rebuilt: the graph update's, updated as `run` did with
+        the stored selection (no call to the scoring service)."""
+        data = json.loads(stored)
+        if "tracker" in data:  # a checkpoint written with it
+            return StrategySelectionOutput.model_validate(data)
+        out = StrategySelectionOutput.model_validate({**data, "tracker": {}})
+        srl = ctx.get(SrlOutput)
+        turn = ctx.turn.turn_number
+        tracker = await self._tracker(
+            ctx.get(ContextLoadingOutput), ctx.get(GraphUpdateOutput), ctx.get(StateComputationOutput)
+        )
+        if srl.intent != INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
+            _attribute_depth(tracker, srl.intent, ctx.get(RubricOutput).depth_score, turn)
+            _focus(tracker, out.selection, turn)
+        return out.model_copy(update={"tracker": tracker.to_dict()})
 
     async def _tracker(
         self, loaded: ContextLoadingOutput, update: GraphUpdateOutput, state: StateComputationOutput
@@ -170,6 +178,23 @@ class StrategySelectionStage(Stage):
             return labels[surface]
         state = tracker.states.get(key)
         return (state.label, state.node_type) if state else ("", "")
+
+
+def _attribute_depth(tracker: NodeStateTracker, intent: int, depth_score: int, turn: int) -> None:
+    """The answer's depth belongs to the node the answered question was about (not after a skip)."""
+    if intent == INTENT.RESPONDENT_INTENT_SKIP_REQUEST:
+        return
+    # UnknownNodeError: the previous focus left the graph (graph deleted): nothing to attribute.
+    with contextlib.suppress(UnknownNodeError):
+        tracker.append_response_signal(None, depth_label_for_score(depth_score), turn_number=turn)
+
+
+def _focus(tracker: NodeStateTracker, selection: scoring_pb2.SelectStrategyResponse, turn: int) -> None:
+    """Record the selected focus (none when the node left the graph)."""
+    try:
+        tracker.update_focus(selection.focus_node_id or None, turn, selection.strategy)
+    except UnknownNodeError:
+        tracker.update_focus(None, turn, selection.strategy)
 
 
 def _move_off(

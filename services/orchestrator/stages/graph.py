@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import (
@@ -45,12 +47,10 @@ class GraphUpdateStage(Stage):
         loaded = ctx.get(ContextLoadingOutput)
         saved = ctx.get(UtteranceSavingOutput)
         extraction = ctx.get(ExtractionOutput)
-        tracker = load_tracker(loaded.tracker)
         if extraction.skipped_for_intent:
-            tracker.advance_to(ctx.turn.turn_number)
-            return GraphUpdateOutput(
-                response=graph_pb2.ApplyExtractionResponse(), tracker=tracker.to_dict(), skipped=True
-            )
+            nothing = graph_pb2.ApplyExtractionResponse()
+            tracker = _updated_tracker(loaded, nothing, ctx.turn.turn_number, skipped=True)
+            return GraphUpdateOutput(response=nothing, tracker=tracker, skipped=True)
         request = graph_pb2.ApplyExtractionRequest(
             session_id=loaded.session_id,
             utterance_id=saved.user_utterance_id,
@@ -63,8 +63,30 @@ class GraphUpdateStage(Stage):
         response: graph_pb2.ApplyExtractionResponse = await self._d.deps(
             self._d.deps.graph.ApplyExtraction, request, service="graph_store"
         )
-        apply_graph_update(tracker, response, ctx.turn.turn_number)
-        return GraphUpdateOutput(response=response, tracker=tracker.to_dict())
+        tracker = _updated_tracker(loaded, response, ctx.turn.turn_number, skipped=False)
+        return GraphUpdateOutput(response=response, tracker=tracker)
+
+    async def restore(self, ctx: PipelineContext, stored: str) -> GraphUpdateOutput:
+        """The checkpoint, with the tracker rebuilt from the context's and the stored response."""
+        data = json.loads(stored)
+        if "tracker" in data:  # a checkpoint written with it
+            return GraphUpdateOutput.model_validate(data)
+        out = GraphUpdateOutput.model_validate({**data, "tracker": {}})
+        loaded = ctx.get(ContextLoadingOutput)
+        tracker = _updated_tracker(loaded, out.response, ctx.turn.turn_number, skipped=out.skipped)
+        return out.model_copy(update={"tracker": tracker})
+
+
+def _updated_tracker(
+    loaded: ContextLoadingOutput, response: graph_pb2.ApplyExtractionResponse, turn: int, *, skipped: bool
+) -> dict[str, Any]:
+    """The session's tracker after the turn's graph update (stored form)."""
+    tracker = load_tracker(loaded.tracker)
+    if skipped:
+        tracker.advance_to(turn)
+    else:
+        apply_graph_update(tracker, response, turn)
+    return tracker.to_dict()
 
 
 def discovery_request(

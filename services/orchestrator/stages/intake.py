@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -185,6 +186,15 @@ class ContextLoadingStage(Stage):
             slot_mode=self._d.settings.canonical_slots_mode,
             existing_nodes=known,
         )
+
+    async def restore(self, ctx: PipelineContext, stored: str) -> ContextLoadingOutput:
+        """The checkpoint, with the tracker of the session row (which only the turn's completion
+        changes, so a resumed turn reads the one its first attempt read)."""
+        data = json.loads(stored)
+        if "tracker" not in data:
+            session = ctx.turn.session or await self._d.repo.get_session(ctx.turn.session_id)
+            data["tracker"] = session.node_tracker_state or {}
+        return ContextLoadingOutput.model_validate(data)
 
 
 class UtteranceSavingStage(Stage):

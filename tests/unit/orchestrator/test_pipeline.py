@@ -161,6 +161,25 @@ async def test_each_output_is_written_once_in_stage_order_and_batched_behind_the
     assert restored == ctx.get(ContinuationOutput)
 
 
+async def test_an_output_is_written_once_the_next_stage_waits_for_its_service() -> None:
+    # The write (JSON encoding and, on SQLite, statements on the loop's thread) must not delay the
+    # next stage's request: it runs while that stage waits for the reply.
+    store = Store()
+    writer = store.writer()
+    seen: dict[str, list[str]] = {}
+
+    class Calling(Deciding):
+        async def run(self, ctx: PipelineContext) -> ContinuationOutput:
+            seen["when_sent"] = list(store.rows)
+            await asyncio.sleep(0.02)  # the service's reply
+            seen["when_answered"] = list(store.rows)
+            return await super().run(ctx)
+
+    await TurnPipeline([[[Saving()]], [[Calling()]]], writer).run(_ctx(), {})
+    await writer.flush()
+    assert seen == {"when_sent": [], "when_answered": ["utterance_saving"]}
+
+
 async def test_a_stage_committed_with_the_turn_is_not_checkpointed() -> None:
     class Final(Saving):
         checkpointed = False
@@ -176,7 +195,8 @@ async def test_a_failed_checkpoint_write_does_not_fail_the_turn_and_later_writes
     store = Store(fail_writes=1)
     writer = store.writer()
     ctx = _ctx()
-    await TurnPipeline([[[Saving()]], [[Deciding()]]], writer).run(ctx, {})
+    # Yielding: the second output queues after the first one's write has started (not in its batch).
+    await TurnPipeline([[[Saving()]], [[Yielding()]]], writer).run(ctx, {})
     await writer.flush()
     assert ctx.get(ContinuationOutput).should_continue
     # The first write was lost (that stage would be recomputed on a resume); the next one landed.
