@@ -254,18 +254,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """The model list of either API (what a client's start-up connection asks for)."""
-        request = self._listing_request()
-        if request is not None:
-            with self.state.lock:
-                self.state.listings.append(request)
+        self._listing_request()
 
-    def _listing_request(self) -> RecordedRequest | None:
-        """Answer `GET …/models` with a one-model list (404 for other paths); the request, if listed."""
+    def _listing_request(self) -> None:
+        """Answer `GET …/models` with a one-model list (404 for other paths). The listing is recorded
+        before the answer goes out: a client that has its answer finds it in `listings`."""
         path = self.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in self.headers.items()}
         if not path.endswith("/models"):
             self._send_json(404, _error_body("not_found_error", f"unknown path {path}"))
-            return None
+            return
+        listed = RecordedRequest("GET", path, headers, None, int(self.client_address[1]))
+        with self.state.lock:
+            self.state.listings.append(listed)
         model = self.model_override or "fake-model"
         body: dict[str, Any]
         if "anthropic-version" in headers:
@@ -276,7 +277,6 @@ class _Handler(BaseHTTPRequestHandler):
             listed = {"id": model, "object": "model", "created": 0, "owned_by": "fake"}
             body = {"object": "list", "data": [listed]}
         self._send_json(200, body)
-        return RecordedRequest("GET", path, headers, None, int(self.client_address[1]))
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)

@@ -127,9 +127,13 @@ def test_the_int8_copy_is_made_once_beside_the_export_and_stays_close_to_fp32(
     texts = [t for t in TEXTS if t]
     approx, exact = quantized.encode(texts), embedder.encode(texts)
     assert np.allclose(np.linalg.norm(approx, axis=1), 1.0, atol=1e-5)
-    # Close to the fp32 vectors, but not equal: this copy is for ranking queries only.
+    # Close to the fp32 vectors, but not equal: this copy is for ranking queries only. How close
+    # depends on the CPU's int8 kernels: on an earlier machine every text came out above 0.98; on AVX2
+    # without VNNI (u8s8 products can saturate) the worst was 0.978, the mean 0.988. A per-tensor copy gives
+    # worse (here a mean of 0.936, a worst of 0.868), which both bounds still refuse.
     agreement = np.sum(approx * exact, axis=1)
-    assert agreement.min() > 0.98 and np.abs(approx - exact).max() > 1e-4
+    assert agreement.min() > 0.97 and agreement.mean() > 0.985
+    assert np.abs(approx - exact).max() > 1e-4
 
 
 def test_the_int8_model_runs_on_onnx_only() -> None:
