@@ -22,6 +22,7 @@ import json
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -254,19 +255,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """The model list of either API (what a client's start-up connection asks for)."""
-        self._listing_request()
+        self._listing_request(self._record_listing)
 
-    def _listing_request(self) -> None:
-        """Answer `GET …/models` with a one-model list (404 for other paths). The listing is recorded
-        before the answer goes out: a client that has its answer finds it in `listings`."""
+    def _record_listing(self, listed: RecordedRequest) -> None:
+        with self.state.lock:
+            self.state.listings.append(listed)
+
+    def _listing_request(self, record: Callable[[RecordedRequest], None] | None = None) -> None:
+        """Answer `GET …/models` with a one-model list (404 for other paths). `record` is given the
+        listing before the answer goes out: a client that has its answer finds it recorded."""
         path = self.path.split("?", 1)[0]
         headers = {k.lower(): v for k, v in self.headers.items()}
         if not path.endswith("/models"):
             self._send_json(404, _error_body("not_found_error", f"unknown path {path}"))
             return
-        listed = RecordedRequest("GET", path, headers, None, int(self.client_address[1]))
-        with self.state.lock:
-            self.state.listings.append(listed)
+        if record is not None:
+            record(RecordedRequest("GET", path, headers, None, int(self.client_address[1])))
         model = self.model_override or "fake-model"
         body: dict[str, Any]
         if "anthropic-version" in headers:

@@ -75,3 +75,18 @@ def test_control_routes_set_latency_and_report_the_log(bench_llm: BenchLLMServer
     assert bench_llm.bench.config.latency_ms == 250.0
     with urllib.request.urlopen(f"{bench_llm.url}/_bench/calls?since=-1", timeout=5) as response:
         assert json.loads(response.read()) == {"calls": [], "total": 0}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+async def test_the_start_up_model_listing_is_answered(bench_llm: BenchLLMServer, provider: str) -> None:
+    # Each service opens its provider connection at start-up with a model listing; the benchmark's
+    # fake must answer it (a failed listing leaves the connection to the first measured turn).
+    clients = build_llm_clients(fake_llm_settings(bench_llm, provider))
+    try:
+        assert await clients.preconnect(["extraction", "generation"]) == {
+            "extraction": True,
+            "generation": True,
+        }
+    finally:
+        await clients.aclose()
+    assert bench_llm.calls == []  # a listing is no LLM call
