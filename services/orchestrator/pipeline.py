@@ -1,17 +1,19 @@
 """The turn pipeline: a single-writer context, stage groups, checkpoints and resume.
 
 Stages are grouped; the items of a group run concurrently and an item may be a chain of stages
-run in order (srl → extraction runs concurrently with the rubric call). After each stage its output
-is checkpointed with the turn, so a turn that fails part-way resumes at the failed stage and reuses
+run in order (srl → extraction runs concurrently with the rubric call). Each stage's output is
+checkpointed with the turn, so a turn that fails part-way resumes at the failed stage and reuses
 every stored output (LLM results included) instead of recomputing it.
 
 Checkpoints are written by a `CheckpointWriter` behind the pipeline: each stage's own output once
-(not the accumulated payload), in stage order, once the next stage has started its work (its call
-to a service is on the wire). A failing turn
-flushes the writer before it is marked failed, so a resume finds every output that was completed.
-A write lost with a crashed process only means that stage is recomputed on resume (every internal
-RPC is idempotent on its key), never a wrong result. The stage that completes the turn commits it
-and deletes its checkpoints in one transaction; the outputs still queued when it starts are held
+(not the accumulated payload), in stage order, while the next stage waits for its service. Only the
+output of a *costly* stage (an LLM call, or a write in another service) starts a write; the outputs
+of cheap stages (reads, local rules, deterministic calls) queue and go with the next costly one.
+A failing turn flushes the writer before it is marked failed, so a resume finds every output that
+was completed, cheap ones included. A crashed process loses what was still queued: those stages are
+recomputed on resume (every internal RPC is idempotent on its key, and a cheap stage gives the same
+output from the same stored inputs), never a wrong result. The stage that completes the turn commits
+it and deletes its checkpoints in one transaction; the outputs still queued when it starts are held
 back meanwhile and written only if it fails (had it succeeded they would be deleted unread).
 """
 
@@ -111,6 +113,11 @@ class Stage(ABC):
     name: StageName
     # False for a stage whose output is committed with the turn itself (nothing left to resume).
     checkpointed: ClassVar[bool] = True
+    # True when recomputing the output would cost an LLM call or another service's write: the output
+    # (with the cheap ones queued before it) is written as soon as the next stage is under way. A
+    # cheap stage's output waits for the next costly one, or for the turn's failure: a turn that
+    # completes never writes the cheap outputs that follow its last costly stage.
+    costly: ClassVar[bool] = False
     # True for the stage whose transaction completes the turn and deletes its checkpoints.
     completes_turn: ClassVar[bool] = False
 
@@ -133,11 +140,12 @@ class CheckpointWriter:
 
     `put` never waits for the database: outputs queue up and one drain task writes whatever has
     queued in a single transaction, so a turn pays neither a commit per stage nor the JSON encoding
-    on its critical path. The drain starts `delay_s` after the first output queued: the JSON
-    encoding and the write (SQLite's statements run on the event loop's thread) then happen while
-    the next stage waits for its service, not before the next stage gets to send its request, and
-    the outputs of stages that end close together share one transaction. A failed write is logged
-    and dropped (the stage is recomputed on resume).
+    on its critical path. A costly output starts the drain, `delay_s` later: the JSON encoding and
+    the write (SQLite's statements run on the event loop's thread) then happen while the next stage
+    waits for its service, not before the next stage gets to send its request, and the outputs of
+    stages that end close together share one transaction. A cheap output only queues (`flush`
+    writes it when the turn fails). A failed write is logged and dropped (the stage is recomputed
+    on resume).
     """
 
     def __init__(
@@ -155,10 +163,12 @@ class CheckpointWriter:
         self._held = False
         self._log = _log.bind(session_id=session_id, turn=turn_number)
 
-    def put(self, stage: StageName, output: Contract) -> None:
-        """Queue a completed stage's output (contracts are frozen: serialising later is safe)."""
+    def put(self, stage: StageName, output: Contract, *, costly: bool = True) -> None:
+        """Queue a completed stage's output (contracts are frozen: serialising later is safe); a
+        costly one starts a write of everything queued."""
         self._queue.append((stage, output))
-        self._start()
+        if costly:
+            self._start()
 
     def _start(self) -> None:
         if not self._held and (self._task is None or self._task.done()):
@@ -187,7 +197,10 @@ class CheckpointWriter:
                 )
 
     async def flush(self) -> None:
-        """Wait until everything queued so far is written (or has failed and been logged)."""
+        """Write everything queued so far, cheap outputs included, and wait until it is written (or
+        has failed and been logged). While held, only the write in progress is waited for."""
+        if self._queue:
+            self._start()
         while self._task is not None and not self._task.done():
             await asyncio.shield(self._task)
 
@@ -243,7 +256,7 @@ class TurnPipeline:
             if getattr(output, "skipped", False):
                 status = orchestrator_pb2.STAGE_STATUS_SKIPPED
             if stage.checkpointed:
-                self._writer.put(stage.name, output)
+                self._writer.put(stage.name, output, costly=stage.costly)
         elapsed = int((time.perf_counter() - started) * 1000)
         ctx.timings.append(
             orchestrator_pb2.StageTiming(stage=stage.name.value, status=status, duration_ms=elapsed)

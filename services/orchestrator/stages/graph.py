@@ -39,6 +39,7 @@ class GraphUpdateStage(Stage):
     """Stage 4: apply the extraction to the surface graph (idempotent on the utterance id)."""
 
     name = StageName.GRAPH_UPDATE
+    costly = True  # a write in the graph store
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d
@@ -132,6 +133,7 @@ class SlotDiscoveryStage(Stage):
     """
 
     name = StageName.SLOT_DISCOVERY
+    costly = True  # an LLM call and a write in canonical_slots (inline), or a wait for them
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d

@@ -233,6 +233,7 @@ class ExtractionStage(Stage):
     """Stage 3: concepts and relationships of the answer (extraction service; LLM #1)."""
 
     name = StageName.EXTRACTION
+    costly = True  # an LLM call
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d
@@ -270,6 +271,7 @@ class RubricStage(Stage):
     """The rubric call (LLM #1'), concurrent with extraction: it needs only question and answer."""
 
     name = StageName.RUBRIC
+    costly = True  # an LLM call
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d

@@ -49,6 +49,7 @@ class QuestionGenerationStage(Stage):
     """Stage 8: the follow-up question, a rephrased question, or the closing message."""
 
     name = StageName.QUESTION_GENERATION
+    costly = True  # an LLM call
 
     def __init__(self, d: StageDeps) -> None:
         self._d = d

@@ -61,6 +61,12 @@ class Saving(Stage):
         return UtteranceSavingOutput(turn_number=1, user_utterance_id="s1:1:r", text=ctx.turn.text)
 
 
+class CostlySaving(Saving):
+    """A stage whose output starts a checkpoint write (an LLM call would be lost otherwise)."""
+
+    costly = True
+
+
 class Deciding(Stage):
     name = StageName.CONTINUATION
 
@@ -113,6 +119,7 @@ async def test_failed_stage_resumes_from_checkpoint_without_rerunning_earlier_st
     pipeline = TurnPipeline([[[saving]], [[deciding]]], writer)
     with pytest.raises(RuntimeError, match="injected"):
         await pipeline.run(_ctx(), {})
+    assert store.rows == {}  # a cheap output waits for a costly one, or for the failure's flush
     await writer.flush()
     assert saving.runs == 1 and list(store.rows) == ["utterance_saving"]
 
@@ -175,7 +182,7 @@ async def test_an_output_is_written_once_the_next_stage_waits_for_its_service() 
             seen["when_answered"] = list(store.rows)
             return await super().run(ctx)
 
-    await TurnPipeline([[[Saving()]], [[Calling()]]], writer).run(_ctx(), {})
+    await TurnPipeline([[[CostlySaving()]], [[Calling()]]], writer).run(_ctx(), {})
     await writer.flush()
     assert seen == {"when_sent": [], "when_answered": ["utterance_saving"]}
 
@@ -196,7 +203,7 @@ async def test_a_failed_checkpoint_write_does_not_fail_the_turn_and_later_writes
     writer = store.writer()
     ctx = _ctx()
     # Yielding: the second output queues after the first one's write has started (not in its batch).
-    await TurnPipeline([[[Saving()]], [[Yielding()]]], writer).run(ctx, {})
+    await TurnPipeline([[[CostlySaving()]], [[Yielding()]]], writer).run(ctx, {})
     await writer.flush()
     assert ctx.get(ContinuationOutput).should_continue
     # The first write was lost (that stage would be recomputed on a resume); the next one landed.
@@ -242,7 +249,7 @@ async def test_outputs_queued_when_the_turn_completes_are_not_written() -> None:
     store = SlowStore()
     writer = store.writer()
     completing = Completing(store)
-    await TurnPipeline([[[Saving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
+    await TurnPipeline([[[CostlySaving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
     await writer.flush()
     # The write in progress (utterance_saving) completed before the stage ran; the queued one never ran.
     assert completing.written_when_run == ["utterance_saving"]
@@ -254,7 +261,45 @@ async def test_outputs_held_back_for_a_completion_that_fails_are_written_for_the
     writer = store.writer()
     completing = Completing(store, fail=True)
     with pytest.raises(RuntimeError, match="commit failed"):
-        await TurnPipeline([[[Saving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
+        await TurnPipeline([[[CostlySaving()]], [[Yielding()]], [[completing]]], writer).run(_ctx(), {})
     await writer.flush()
     assert completing.written_when_run == ["utterance_saving"]
     assert list(store.rows) == ["utterance_saving", "continuation"]
+
+
+async def test_a_cheap_output_is_written_with_the_next_costly_one() -> None:
+    store = Store()
+    writer = store.writer()
+    seen: dict[str, list[str]] = {}
+
+    class CostlyDeciding(Deciding):
+        costly = True
+
+        async def run(self, ctx: PipelineContext) -> ContinuationOutput:
+            await asyncio.sleep(0.02)  # the cheap output before it had time to be written, were it
+            seen["while_running"] = list(store.rows)
+            return await super().run(ctx)
+
+    await TurnPipeline([[[Saving()]], [[CostlyDeciding()]]], writer).run(_ctx(), {})
+    await asyncio.sleep(0.02)  # the costly output's write, behind the pipeline
+    assert seen == {"while_running": []}
+    assert store.batches == [["utterance_saving", "continuation"]]  # one transaction for both
+
+
+async def test_cheap_outputs_after_the_last_costly_one_are_never_written_when_the_turn_completes() -> None:
+    class Pausing(Stage):
+        name = StageName.RESPONSE_SAVING
+
+        async def run(self, ctx: PipelineContext) -> ResponseSavingOutput:
+            await asyncio.sleep(0.02)  # time enough to write what queued before it, were it costly
+            return ResponseSavingOutput(system_utterance_id="x", question_text="q?")
+
+    store = Store()
+    writer = store.writer()
+    completing = Completing(store)
+    stages = [[[CostlySaving()]], [[Yielding()]], [[Pausing()]], [[completing]]]
+    await TurnPipeline(stages, writer).run(_ctx(), {})
+    await writer.flush()
+    # Only the costly output was written; the completion's transaction deletes it with the turn.
+    assert completing.written_when_run == ["utterance_saving"]
+    assert list(store.rows) == ["utterance_saving"]
