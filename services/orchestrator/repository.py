@@ -18,9 +18,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Table, TextClause, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 
 from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
@@ -228,7 +226,7 @@ class OrchestratorRepository:
         ]
         # One statement: rows already there (the primary key) are skipped, not overwritten.
         async with self._write() as conn:
-            await conn.execute(_insert_ignoring_duplicates(conn, CHECKPOINTS), rows)
+            await conn.execute(_INSERT_CHECKPOINTS, rows)
 
     async def load_checkpoints(self, session_id: str, turn_number: int) -> dict[str, str]:
         """The stored stage outputs of a turn (stage name → JSON)."""
@@ -309,12 +307,24 @@ async def _insert_utterance(
         "text": text,
         "created_at": now,
     }
-    await conn.execute(_insert_ignoring_duplicates(conn, UTTERANCES), [row])
+    await conn.execute(_INSERT_UTTERANCE, [row])
     return ident
 
 
-def _insert_ignoring_duplicates(conn: AsyncConnection, table: Table) -> Any:
-    """`INSERT … ON CONFLICT DO NOTHING` in the connection's dialect (SQLite or PostgreSQL)."""
-    if conn.dialect.name == "postgresql":
-        return postgresql_insert(table).on_conflict_do_nothing()
-    return sqlite_insert(table).on_conflict_do_nothing()
+def insert_ignoring_duplicates(table: Table) -> TextClause:
+    """`INSERT … ON CONFLICT DO NOTHING` of whole rows of `table` (every column a bound parameter,
+    typed like the column), valid on SQLite (3.24+) and PostgreSQL alike.
+
+    Built once per table: the dialects' own `insert(...).on_conflict_do_nothing()` constructs have
+    no cache key, so SQLAlchemy compiled them again on every execute, a third of the CPU of a
+    checkpoint write on SQLite. A text statement is compiled once and then found in the cache."""
+    names = [column.name for column in table.columns]
+    sql = (
+        f"INSERT INTO {table.name} ({', '.join(names)}) "
+        f"VALUES ({', '.join(f':{name}' for name in names)}) ON CONFLICT DO NOTHING"
+    )
+    return text(sql).bindparams(*(bindparam(c.name, type_=c.type) for c in table.columns))
+
+
+_INSERT_UTTERANCE = insert_ignoring_duplicates(UTTERANCES)
+_INSERT_CHECKPOINTS = insert_ignoring_duplicates(CHECKPOINTS)
