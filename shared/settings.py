@@ -67,6 +67,13 @@ class ServiceSettings(BaseSettings):
     max_text_chars: int = Field(
         default=5000, gt=0, description="Maximum length of free-text request fields (e.g. an answer)."
     )
+    request_id_echo: Literal["headers", "trailers"] = Field(
+        default="headers",
+        description="Where the server echoes each RPC's request id: `headers` (initial metadata, sent "
+        "at once, so a caller has it before the first message; one more write per RPC) or `trailers` "
+        "(with the status, no write of its own). Internal services, whose only caller sent the id "
+        "itself, use trailers.",
+    )
     max_connection_age_s: int = Field(
         default=300, gt=0, description="Servers close connections older than this (clients re-resolve DNS)."
     )
@@ -91,7 +98,16 @@ class ServiceSettings(BaseSettings):
         ]
 
 
-class EmbeddingServiceSettings(ServiceSettings):
+class InternalServiceSettings(ServiceSettings):
+    """Settings of a service only the orchestrator calls: it echoes the request id in the trailers
+    (the caller sent the id itself, so the headers' write of their own would buy nothing)."""
+
+    request_id_echo: Literal["headers", "trailers"] = Field(
+        default="trailers", description=ServiceSettings.model_fields["request_id_echo"].description
+    )
+
+
+class EmbeddingServiceSettings(InternalServiceSettings):
     """Settings of a service that embeds texts with all-MiniLM-L6-v2 (graph_store, canonical_slots)."""
 
     embedding_backend: Literal["onnx", "torch"] = Field(

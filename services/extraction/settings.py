@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 from pydantic_settings import SettingsConfigDict
 
-from shared.settings import ServiceSettings
+from shared.settings import InternalServiceSettings
 
 
-class ExtractionSettings(ServiceSettings):
+class ExtractionSettings(InternalServiceSettings):
     """Extraction service settings; e.g. `EXTRACTION_PORT`, `EXTRACTION_SPACY_MODEL`."""
 
     model_config = SettingsConfigDict(env_prefix="EXTRACTION_", extra="ignore", validate_default=True)

@@ -10,10 +10,10 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from services.question.engine import GenerationOptions
-from shared.settings import ServiceSettings
+from shared.settings import InternalServiceSettings
 
 
-class QuestionSettings(ServiceSettings):
+class QuestionSettings(InternalServiceSettings):
     """Question service settings: port, temperatures and output limits."""
 
     model_config = SettingsConfigDict(env_prefix="QUESTION_", extra="ignore", validate_default=True)

@@ -12,10 +12,10 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from services.scoring.models import SelectionMode
-from shared.settings import ServiceSettings
+from shared.settings import InternalServiceSettings
 
 
-class ScoringSettings(ServiceSettings):
+class ScoringSettings(InternalServiceSettings):
     """Scoring service settings: port, default ranking mode and response size limits."""
 
     model_config = SettingsConfigDict(env_prefix="SCORING_", extra="ignore", validate_default=True)

@@ -10,9 +10,17 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
+from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
 
+from services.canonical_slots.settings import CanonicalSlotsSettings
+from services.extraction.settings import ExtractionSettings
+from services.graph_store.settings import GraphStoreSettings
+from services.orchestrator.settings import OrchestratorSettings
+from services.question.settings import QuestionSettings
+from services.scoring.settings import ScoringSettings
 from shared.server import GrpcServer
 from shared.settings import ServiceSettings
 
@@ -45,6 +53,39 @@ async def test_request_id_is_echoed_and_visible_to_the_handler(
     generated = (await generated_call)["request_id"]
     assert uuid.UUID(generated).version == 4
     assert dict(await generated_call.initial_metadata())["x-request-id"] == generated
+
+
+async def test_an_internal_service_echoes_the_request_id_in_the_trailers(
+    grpc_server_factory: Any, probe: Any, probe_client: Any
+) -> None:
+    # No write of its own for the echo: the caller (the orchestrator) sent the id itself.
+    settings = SETTINGS.model_copy(update={"request_id_echo": "trailers"})
+    _, channel = await grpc_server_factory(settings, [probe])
+    call = probe_client(channel).unary("Echo")({}, metadata=(("x-request-id", "req-456"),))
+    assert (await call)["request_id"] == "req-456"
+    assert "x-request-id" not in dict(await call.initial_metadata())
+    assert dict(await call.trailing_metadata())["x-request-id"] == "req-456"
+    # A failed call still names it: in the rich status's ErrorInfo.
+    failed = probe_client(channel).unary("Raise")({"kind": "not_found"}, metadata=(("x-request-id", "r-9"),))
+    with pytest.raises(grpc.aio.AioRpcError):
+        await failed
+    status = await rpc_status.aio.from_call(failed)
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert any(d.Unpack(info) for d in status.details if d.Is(info.DESCRIPTOR))
+    assert info.metadata["request_id"] == "r-9"
+
+
+def test_only_the_public_service_echoes_in_the_headers() -> None:
+    assert OrchestratorSettings().request_id_echo == "headers"
+    internal = (
+        ExtractionSettings,
+        GraphStoreSettings,
+        CanonicalSlotsSettings,
+        ScoringSettings,
+        QuestionSettings,
+    )
+    assert {cls().request_id_echo for cls in internal} == {"trailers"}
 
 
 async def test_unsafe_request_id_is_replaced(grpc_server_factory: Any, probe: Any, probe_client: Any) -> None:
