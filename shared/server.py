@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
 import grpc
 import grpc.aio
@@ -44,7 +44,7 @@ from shared.channels import (
 )
 from shared.grpc_errors import error_scope
 from shared.logging import configure_logging
-from shared.settings import ServiceSettings
+from shared.settings import RequestIdEcho, ServiceSettings
 from shared.telemetry import server_interceptor, setup_telemetry
 
 HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
@@ -136,7 +136,7 @@ class RequestIdInterceptor(ScopeInterceptor):
     response headers, or with `echo="trailers"` in the trailers (on an error the rich status's
     ErrorInfo carries it instead)."""
 
-    def __init__(self, echo: Literal["headers", "trailers"] = "headers") -> None:
+    def __init__(self, echo: RequestIdEcho = "headers") -> None:
         self._echo_in_headers = echo == "headers"
 
     def scope(

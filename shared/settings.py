@@ -23,6 +23,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 OtelExporter = Literal["otlp", "console", "none"]
+RequestIdEcho = Literal["headers", "trailers"]  # see ServiceSettings.request_id_echo
 
 
 class ServiceSettings(BaseSettings):
@@ -67,7 +68,7 @@ class ServiceSettings(BaseSettings):
     max_text_chars: int = Field(
         default=5000, gt=0, description="Maximum length of free-text request fields (e.g. an answer)."
     )
-    request_id_echo: Literal["headers", "trailers"] = Field(
+    request_id_echo: RequestIdEcho = Field(
         default="headers",
         description="Where the server echoes each RPC's request id: `headers` (initial metadata, sent "
         "at once, so a caller has it before the first message; one more write per RPC) or `trailers` "
@@ -102,7 +103,7 @@ class InternalServiceSettings(ServiceSettings):
     """Settings of a service only the orchestrator calls: it echoes the request id in the trailers
     (the caller sent the id itself, so the headers' write of their own would buy nothing)."""
 
-    request_id_echo: Literal["headers", "trailers"] = Field(
+    request_id_echo: RequestIdEcho = Field(
         default="trailers", description=ServiceSettings.model_fields["request_id_echo"].description
     )
 

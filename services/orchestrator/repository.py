@@ -311,7 +311,7 @@ async def _insert_utterance(
     return ident
 
 
-def insert_ignoring_duplicates(table: Table) -> TextClause:
+def _insert_ignoring_duplicates(table: Table) -> TextClause:
     """`INSERT … ON CONFLICT DO NOTHING` of whole rows of `table` (every column a bound parameter,
     typed like the column), valid on SQLite (3.24+) and PostgreSQL alike.
 
@@ -326,5 +326,5 @@ def insert_ignoring_duplicates(table: Table) -> TextClause:
     return text(sql).bindparams(*(bindparam(c.name, type_=c.type) for c in table.columns))
 
 
-_INSERT_UTTERANCE = insert_ignoring_duplicates(UTTERANCES)
-_INSERT_CHECKPOINTS = insert_ignoring_duplicates(CHECKPOINTS)
+_INSERT_UTTERANCE = _insert_ignoring_duplicates(UTTERANCES)
+_INSERT_CHECKPOINTS = _insert_ignoring_duplicates(CHECKPOINTS)
