@@ -204,7 +204,8 @@ class TurnService:
             if stage is StageName.CONTINUATION and discovery is None:
                 request = deferred_request(ctx)
                 if request is not None:
-                    discovery = self._background.spawn("slot_discovery", self._discover(request))
+                    run = self._d.discoveries.start(request.session_id, request.turn_number)
+                    discovery = self._background.spawn("slot_discovery", self._discover(request, run))
 
         pipeline = TurnPipeline(self._groups, writer, on_stage=launch_discovery)
         try:
@@ -221,10 +222,16 @@ class TurnService:
         if discovery is not None and not result.should_continue:
             # No next turn will complete it: the closing turn maps its nodes before it returns.
             await asyncio.shield(discovery)
+            await self._d.discoveries.take(turn.session_id, turn.turn_number)  # nobody else will
         return result
 
-    async def _discover(self, request: slots_pb2.DiscoverSlotsRequest) -> None:
-        """A deferred DiscoverSlots call; a failure is logged and retried by the next turn."""
+    async def _discover(
+        self,
+        request: slots_pb2.DiscoverSlotsRequest,
+        run: asyncio.Future[slots_pb2.DiscoverSlotsResponse | None],
+    ) -> None:
+        """A deferred DiscoverSlots call; its response goes to `run` for the next turn (None after
+        a failure, which is logged: the next turn sends the request again)."""
         set_inbound_deadline(None)  # the client's deadline was for the response, not for this
         # Its own span in the turn's trace (not a stage: it may run after the turn's response), so the
         # canonical_slots call hangs under something that says why it ran.
@@ -232,7 +239,10 @@ class TurnService:
             span.set_attribute("session.id", request.session_id)
             span.set_attribute("turn.number", request.turn_number)
             try:
-                await self._d.deps(self._d.deps.slots.DiscoverSlots, request, service="canonical_slots")
+                response = await self._d.deps(
+                    self._d.deps.slots.DiscoverSlots, request, service="canonical_slots"
+                )
+                run.set_result(response)
             except Exception as exc:
                 code = status_code_for(exc).name
                 span.set_attribute("error.code", code)
@@ -242,6 +252,9 @@ class TurnService:
                     turn=request.turn_number,
                     code=code,
                 )
+            finally:
+                if not run.done():  # failed or cancelled (shutdown): the next turn asks again
+                    run.set_result(None)
 
     async def _settle_failure(
         self, writer: CheckpointWriter, turn: TurnInput, code: str, message: str

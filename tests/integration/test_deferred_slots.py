@@ -96,13 +96,30 @@ async def test_discovery_runs_in_the_background_and_the_next_turn_completes_it(s
         await recorder.until((1, "ran"))  # sent in the background
 
         second = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
-        # Turn 2 completed turn 1's discovery first (a replay of the background run), so its
-        # canonical graph holds turn 1's slots; its own discovery follows in the background.
+        # Turn 2 completed turn 1's discovery first, so its canonical graph holds turn 1's slots;
+        # the background run was this orchestrator's, so turn 2 took its response instead of
+        # sending the request again. Its own discovery follows in the background.
         assert _slot_stage(second) == pb.STAGE_STATUS_COMPLETED
-        assert recorder.calls[:2] == [(1, "ran"), (1, "replayed")]
         assert _canonical_size(second) > 0
         await recorder.until((2, "ran"))
-        assert [turn for turn, _ in recorder.calls] == [1, 1, 2]
+        assert recorder.calls == [(1, "ran"), (2, "ran")]
+
+
+async def test_the_next_turn_waits_for_a_background_discovery_still_running(suite_factory: Any) -> None:
+    release = asyncio.Event()
+    recorder = DiscoverSlotsRecorder(hold_first=release)  # turn 1's background run is slow
+    async with suite_factory(interceptors={"canonical_slots": [recorder]}) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        second = asyncio.create_task(answer(suite.stub, session, 2, ANSWERS[CONCEPT][1]))
+        await asyncio.sleep(0.5)
+        # Turn 2 waits for the run in progress; it does not send turn 1's request a second time.
+        assert not second.done() and recorder.arrived == 1
+        release.set()
+        result = await second
+        assert _canonical_size(result) > 0
+        await recorder.until((2, "ran"))
+        assert recorder.calls == [(1, "ran"), (2, "ran")]
 
 
 async def test_a_failed_background_discovery_is_run_by_the_next_turn(suite_factory: Any) -> None:

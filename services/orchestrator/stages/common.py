@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from services.orchestrator.background import LocalDiscoveries
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOutput
 from services.orchestrator.repository import OrchestratorRepository
@@ -25,6 +26,8 @@ class StageDeps:
     settings: OrchestratorSettings
     methodologies: MethodologyRegistry
     rules: TerminationRules
+    # The deferred slot discoveries this process started (the next turn takes their responses).
+    discoveries: LocalDiscoveries = field(default_factory=LocalDiscoveries)
 
 
 def depth_score(rubric_scores: list[common_pb2.RubricScore]) -> int:

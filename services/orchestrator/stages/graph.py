@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from services.orchestrator.background import LocalDiscoveries
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
@@ -141,7 +142,7 @@ class SlotDiscoveryStage(Stage):
     async def run(self, ctx: PipelineContext) -> SlotDiscoveryOutput:
         loaded = ctx.get(ContextLoadingOutput)
         # Earlier deferred discoveries first, in either mode (the mode may have changed since).
-        caught_up = await complete_pending(self._d.deps, loaded.state.pending_slots)
+        caught_up = await complete_pending(self._d.deps, loaded.state.pending_slots, self._d.discoveries)
         request = (
             discovery_request(loaded, ctx.get(GraphUpdateOutput), ctx.turn.turn_number)
             if loaded.slot_mode == "inline"
@@ -176,15 +177,21 @@ class SlotDiscoveryStage(Stage):
 
 
 async def complete_pending(
-    deps: Dependencies, pending: Sequence[PendingSlotDiscovery]
+    deps: Dependencies,
+    pending: Sequence[PendingSlotDiscovery],
+    local: LocalDiscoveries | None = None,
 ) -> list[slots_pb2.DiscoverSlotsResponse]:
-    """Re-send deferred DiscoverSlots requests (idempotent per turn: a replay of a finished run, or
-    a wait for the run in progress), in turn order: edges may use an earlier turn's slots."""
+    """Make sure deferred discoveries completed, in turn order (edges may use an earlier turn's
+    slots): the response of a run this process started (`local`), else the request sent again
+    (idempotent per turn: a replay of the finished run, or a wait for the run in progress)."""
     responses = []
     for item in pending:
-        response: slots_pb2.DiscoverSlotsResponse = await deps(
-            deps.slots.DiscoverSlots, item.request, service="canonical_slots"
-        )
+        response = await local.take(item.request.session_id, item.request.turn_number) if local else None
+        if response is None:
+            sent: slots_pb2.DiscoverSlotsResponse = await deps(
+                deps.slots.DiscoverSlots, item.request, service="canonical_slots"
+            )
+            response = sent
         responses.append(response)
     return responses
 
