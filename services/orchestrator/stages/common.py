@@ -11,6 +11,7 @@ from services.orchestrator.contracts import ContextLoadingOutput, GraphUpdateOut
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.rules import TerminationRules
 from services.orchestrator.settings import OrchestratorSettings
+from services.orchestrator.slotcache import KnownSlots
 from services.orchestrator.tracking import tracked_labels
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
@@ -28,6 +29,8 @@ class StageDeps:
     rules: TerminationRules
     # The deferred slot discoveries this process started (the next turn takes their responses).
     discoveries: LocalDiscoveries = field(default_factory=LocalDiscoveries)
+    # The surface node → slot mappings seen so far (a mapping never changes).
+    known_slots: KnownSlots = field(default_factory=KnownSlots)
 
 
 def depth_score(rubric_scores: list[common_pb2.RubricScore]) -> int:

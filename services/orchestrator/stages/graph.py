@@ -153,6 +153,8 @@ class SlotDiscoveryStage(Stage):
             response = await self._d.deps(
                 self._d.deps.slots.DiscoverSlots, request, service="canonical_slots"
             )
+        runs = [*caught_up, response] if response is not None else caught_up
+        self._d.known_slots.add_runs(loaded.session_id, runs)
         canonical_state: common_pb2.CanonicalGraphState | None = None
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled and loaded.slot_mode != "inline":
@@ -197,15 +199,19 @@ async def complete_pending(
 
 
 async def resolve_slots(d: StageDeps, session_id: str, node_ids: list[str]) -> dict[str, str]:
-    """Surface node id → canonical slot id for the mapped ones among `node_ids` (no call for none)."""
-    if not node_ids:
-        return {}
+    """Surface node id → canonical slot id for the mapped ones among `node_ids`: the mappings
+    already seen, and canonical_slots asked for the rest (no call when none is left)."""
+    found, missing = d.known_slots.split(session_id, node_ids)
+    if not missing:
+        return found
     resolved: slots_pb2.ResolveNodesResponse = await d.deps(
         d.deps.slots.ResolveNodes,
-        slots_pb2.ResolveNodesRequest(session_id=session_id, node_ids=node_ids),
+        slots_pb2.ResolveNodesRequest(session_id=session_id, node_ids=missing),
         service="canonical_slots",
     )
-    return dict(resolved.slot_ids)
+    d.known_slots.add(session_id, resolved.slot_ids)
+    found.update(resolved.slot_ids)
+    return found
 
 
 async def canonical_reads(
