@@ -121,3 +121,12 @@ class EmbeddingServiceSettings(InternalServiceSettings):
         description="Where the ONNX export of the model is kept (made on first start when missing; "
         "the container image ships one).",
     )
+    embedding_threads: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Threads of one fp32 ONNX forward pass (the stored vectors). They sleep instead "
+        "of spinning between passes: next to busy processes a pass takes as long as with one, with "
+        "a free core three labels take ~30% less (bench/bench_embeddings.py). The torch backend "
+        "and the int8 query model use one.",
+    )

@@ -31,10 +31,15 @@ async def main() -> None:
     settings = GraphStoreSettings()
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    embedder = Embedder(backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir)
+    threads = settings.embedding_threads if settings.embedding_backend == "onnx" else 1
+    embedder = Embedder(
+        backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir, threads=threads
+    )
     queries = None
     if settings.search_query_precision == "int8" and settings.embedding_backend == "onnx":
         # A search query is ranked against stored vectors, never stored: the int8 copy is enough.
+        # One thread: the int8 pass is short, and a second thread made it slower next to busy
+        # processes (bench/bench_embeddings.py).
         queries = Embedder(cache_dir=settings.embedding_cache_dir, quantized=True, cache_size=256)
     async with open_store(
         settings, embedder=embedder, methodologies=methodologies, query_encoder=queries

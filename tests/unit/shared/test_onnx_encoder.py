@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from shared.embeddings import Embedder, cosine_matrix, default_model_path
-from shared.onnx_encoder import OnnxEncoder, main, onnx_file_for, quantized_file_for
+from shared.onnx_encoder import DEFAULT_CACHE_DIR, OnnxEncoder, main, onnx_file_for, quantized_file_for
 
 TEXTS = [
     "quick charge",
@@ -50,6 +50,16 @@ def test_onnx_vectors_equal_the_pytorch_models(embedder: Any, torch_embedder: Em
     assert np.abs(alone - onnx).max() < 1e-5
     # Similarities (what dedup and slot merging threshold on) agree too.
     assert np.abs(cosine_matrix(onnx, onnx) - cosine_matrix(reference, reference)).max() < 1e-5
+
+
+def test_several_threads_give_the_same_vectors_and_never_spin(torch_embedder: Embedder) -> None:
+    two = Embedder(backend="onnx", cache_size=0, warm_up=False, threads=2)
+    assert np.abs(two.encode(TEXTS) - torch_embedder.encode(TEXTS)).max() < 1e-5
+    encoder = OnnxEncoder(default_model_path(), DEFAULT_CACHE_DIR, threads=2)
+    options = encoder._session.get_session_options()
+    assert options.intra_op_num_threads == 2
+    # Spinning workers would burn a core the other services need between passes.
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
 def test_export_is_made_once_and_reused(tmp_path: Path) -> None:

@@ -69,3 +69,16 @@ def test_every_field_is_documented() -> None:
 def test_grpc_options_carry_the_message_limit() -> None:
     options = dict(DemoSettings(max_message_bytes=1234).grpc_options())
     assert options == {"grpc.max_send_message_length": 1234, "grpc.max_receive_message_length": 1234}
+
+
+def test_embedding_threads_come_from_the_service_prefix_and_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from services.graph_store.settings import GraphStoreSettings
+
+    assert GraphStoreSettings().embedding_threads == 2
+    monkeypatch.setenv("GRAPH_STORE_EMBEDDING_THREADS", "1")
+    assert GraphStoreSettings().embedding_threads == 1
+    monkeypatch.setenv("GRAPH_STORE_EMBEDDING_THREADS", "0")
+    with pytest.raises(ValidationError, match="embedding_threads"):
+        GraphStoreSettings()
