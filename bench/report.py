@@ -108,6 +108,28 @@ def _pp(stat: dict[str, float] | None) -> str:
     return "–" if not stat else f"{_fmt(stat.get('p50'))} / {_fmt(stat.get('p95'))}"
 
 
+def _growth_lines(growth: dict[str, Any] | None) -> list[str]:
+    """Where the long session's growth goes: stage durations and CPU per service, both windows."""
+    if not growth:
+        return []
+    early, late = growth.get("early_turn"), growth.get("late_turn")
+    lines = [
+        "",
+        f"Where the growth goes (medians over turns {early}±2 and {late}±2; stages overlap, so their "
+        "sum is not the turn):",
+        "",
+        f"| stage or service | turn {early} (ms) | turn {late} (ms) | growth (ms) |",
+        "|---|---:|---:|---:|",
+    ]
+    rows = [(name, pair) for name, pair in growth.get("stages_ms", {}).items()]
+    rows += [(f"CPU per turn, {name}", pair) for name, pair in growth.get("cpu_ms_per_turn", {}).items()]
+    for name, pair in rows:
+        a, b = pair.get("early"), pair.get("late")
+        delta = b - a if isinstance(a, int | float) and isinstance(b, int | float) else None
+        lines.append(f"| {name} | {_fmt(a)} | {_fmt(b)} | {_fmt(delta)} |")
+    return lines
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole report as Markdown tables."""
     lines = [
@@ -219,6 +241,7 @@ def _database_section(db: dict[str, Any]) -> list[str]:
         for name in names:
             cells = [_fmt(snap.get(name)) for snap in long.get("rss_mib_by_turn", {}).values()]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines += _growth_lines(long.get("growth"))
     second = first_mode.get("long_session_2")
     if second:
         lines += [

@@ -122,8 +122,10 @@ async def long_session(
     session_id, _ = await client.create(max_turns=turns)
     mark = await fake.count()
     memory: dict[int, dict[str, float]] = {0: _rss(services)}
+    cpu: dict[int, dict[str, float]] = {0: services.cpu()}
 
     async def sample_memory(sample: TurnSample) -> None:
+        cpu[sample.turn] = services.cpu()  # a /proc read per service: far below a turn's cost
         if sample.turn % 10 == 0 or sample.turn == 1:
             memory[sample.turn] = _rss(services)
 
@@ -155,8 +157,40 @@ async def long_session(
         "rss_growth_mib_turn10_to_end": {
             name: round(last_rss.get(name, 0.0) - first_rss.get(name, 0.0), 1) for name in last_rss
         },
+        "growth": window_growth(run.samples, cpu, 5, turns - 2),
         "analysis": analysis,
     }
+
+
+def window_growth(
+    samples: Sequence[TurnSample],
+    cpu_by_turn: dict[int, dict[str, float]],
+    early: int,
+    late: int,
+    half: int = 2,
+) -> dict[str, Any]:
+    """Where a long session's growth goes: per stage, the median duration over the turns
+    `early`±`half` and `late`±`half`; per service, the CPU ms per turn over the same turns
+    (`cpu_by_turn[t]`: CPU seconds per service read after turn t, 0 before the first)."""
+
+    def turns(center: int) -> list[TurnSample]:
+        return [s for s in samples if center - half <= s.turn <= center + half]
+
+    stages: dict[str, dict[str, float]] = {}
+    for name in sorted({n for s in samples for n in s.stages}):
+        pair = {}
+        for label, center in (("early", early), ("late", late)):
+            values = [s.stages[name] for s in turns(center) if name in s.stages]
+            pair[label] = float(statistics.median(values)) if values else float("nan")
+        stages[name] = pair
+    cpu: dict[str, dict[str, float]] = {}
+    for label, center in (("early", early), ("late", late)):
+        first, last = center - half - 1, center + half
+        if first in cpu_by_turn and last in cpu_by_turn:
+            for name, used in cpu_by_turn[last].items():
+                per_turn = (used - cpu_by_turn[first].get(name, 0.0)) * 1000 / (last - first)
+                cpu.setdefault(name, {})[label] = round(per_turn, 1)
+    return {"early_turn": early, "late_turn": late, "stages_ms": stages, "cpu_ms_per_turn": cpu}
 
 
 def _rss(services: ServiceSet) -> dict[str, float]:

@@ -67,6 +67,7 @@ def test_growth_is_judged_on_the_worse_of_the_two_long_sessions() -> None:
 def test_the_sqlite_driver_micro_benchmark_is_a_table_of_its_own() -> None:
     report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
     report["targets"] = targets(report)
+
     def figures(write: tuple[float, float], read: tuple[float, float]) -> dict[str, dict[str, float]]:
         return {
             "write_transaction": {"wall_ms": write[0], "cpu_ms": write[1]},
@@ -78,3 +79,18 @@ def test_the_sqlite_driver_micro_benchmark_is_a_table_of_its_own() -> None:
     markdown = render_markdown(report)
     assert "| aiosqlite_thread | 0.69 / 0.61 | 0.44 / 0.38 |" in markdown
     assert "| inline | 0.22 / 0.21 | 0.10 / 0.09 |" in markdown
+
+
+def test_the_long_session_growth_is_tabled_by_stage_and_service() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    long = report["databases"]["sqlite"]["modes"]["deferred"]["long_session"]
+    long["growth"] = {
+        "early_turn": 5,
+        "late_turn": 48,
+        "stages_ms": {"strategy_selection": {"early": 5.0, "late": 12.0}},
+        "cpu_ms_per_turn": {"scoring": {"early": 8.0, "late": 14.5}},
+    }
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    assert "| strategy_selection | 5.00 | 12.0 | 7.00 |" in markdown
+    assert "| CPU per turn, scoring | 8.00 | 14.5 | 6.50 |" in markdown
