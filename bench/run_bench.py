@@ -49,6 +49,7 @@ from bench.report import render_markdown, targets
 SLOW_MS = 300.0
 # Answer offsets (`bench.answers.answer(turn, offset)` uses word-list index turn - 1 + offset, mod 50).
 WARM_OFFSET = 101
+WARM_TURNS = 3
 SLOW_OFFSET = 7
 STREAM_OFFSET = 13
 # The first 50-turn session's windows (turns 3-7 and 46-50) use indices 28-32 and 21-25, which no
@@ -148,7 +149,7 @@ async def run_mode(
     out: dict[str, Any] = {}
     print(f"[{kind}/{mode}] sequential at 0 ms", flush=True)
     await fake.set_latency(0)
-    await scenarios.sequential(client, fake, 3, offset=WARM_OFFSET)  # warm this orchestrator
+    await scenarios.sequential(client, fake, WARM_TURNS, offset=WARM_OFFSET)  # warm the orchestrator
     out["llm_0ms"] = await scenarios.sequential(client, fake, plan.sequential_turns, services=services)
     print(f"[{kind}/{mode}] sequential at {SLOW_MS:.0f} ms", flush=True)
     await fake.set_latency(SLOW_MS)

@@ -130,3 +130,9 @@ class EmbeddingServiceSettings(InternalServiceSettings):
         "a free core three labels take ~30% less (bench/bench_embeddings.py). The torch backend "
         "and the int8 query model use one.",
     )
+
+    @property
+    def stored_vector_threads(self) -> int:
+        """The threads of the embedder whose vectors are stored: `embedding_threads` on ONNX, one
+        on torch (its OpenMP workers spin)."""
+        return self.embedding_threads if self.embedding_backend == "onnx" else 1

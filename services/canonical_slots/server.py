@@ -32,9 +32,10 @@ async def main() -> None:
     settings = CanonicalSlotsSettings()
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    threads = settings.embedding_threads if settings.embedding_backend == "onnx" else 1
     embedder = Embedder(
-        backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir, threads=threads
+        backend=settings.embedding_backend,
+        cache_dir=settings.embedding_cache_dir,
+        threads=settings.stored_vector_threads,
     )
     lemmatizer = Lemmatizer()
     llm = build_llm_clients(LLMSettings())

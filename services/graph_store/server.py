@@ -31,9 +31,10 @@ async def main() -> None:
     settings = GraphStoreSettings()
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
-    threads = settings.embedding_threads if settings.embedding_backend == "onnx" else 1
     embedder = Embedder(
-        backend=settings.embedding_backend, cache_dir=settings.embedding_cache_dir, threads=threads
+        backend=settings.embedding_backend,
+        cache_dir=settings.embedding_cache_dir,
+        threads=settings.stored_vector_threads,
     )
     queries = None
     if settings.search_query_precision == "int8" and settings.embedding_backend == "onnx":

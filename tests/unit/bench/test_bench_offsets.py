@@ -4,7 +4,7 @@ embedding caches must be cold in both (as in a new interview), or turn 5 looks c
 from __future__ import annotations
 
 from bench.answers import FEATURES, answer
-from bench.run_bench import LONG_OFFSET, SLOW_OFFSET, STREAM_OFFSET, WARM_OFFSET, Plan
+from bench.run_bench import LONG_OFFSET, SLOW_OFFSET, STREAM_OFFSET, WARM_OFFSET, WARM_TURNS, Plan
 
 
 def _indices(offset: int, turns: range) -> set[int]:
@@ -16,7 +16,7 @@ def test_the_long_session_windows_are_unseen_before_it() -> None:
     plan = Plan()
     before = (
         _indices(0, range(1, 2))  # the cold-start sessions' first turns
-        | _indices(WARM_OFFSET, range(1, 4))
+        | _indices(WARM_OFFSET, range(1, WARM_TURNS + 1))
         | _indices(0, range(1, plan.sequential_turns + 1))
         | _indices(SLOW_OFFSET, range(1, plan.slow_turns + 1))
         | _indices(STREAM_OFFSET, range(1, plan.stream_turns + 1))

@@ -79,6 +79,11 @@ def test_embedding_threads_come_from_the_service_prefix_and_are_bounded(
     assert GraphStoreSettings().embedding_threads == 2
     monkeypatch.setenv("GRAPH_STORE_EMBEDDING_THREADS", "1")
     assert GraphStoreSettings().embedding_threads == 1
+    monkeypatch.setenv("GRAPH_STORE_EMBEDDING_THREADS", "3")
+    assert GraphStoreSettings().stored_vector_threads == 3
+    monkeypatch.setenv("GRAPH_STORE_EMBEDDING_BACKEND", "torch")
+    assert GraphStoreSettings().stored_vector_threads == 1  # torch's OpenMP workers spin
+    monkeypatch.delenv("GRAPH_STORE_EMBEDDING_BACKEND")
     monkeypatch.setenv("GRAPH_STORE_EMBEDDING_THREADS", "0")
     with pytest.raises(ValidationError, match="embedding_threads"):
         GraphStoreSettings()
