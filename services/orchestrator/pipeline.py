@@ -161,6 +161,7 @@ class CheckpointWriter:
         self._queue: list[tuple[StageName, Contract]] = []
         self._task: asyncio.Task[None] | None = None
         self._held = False
+        self._writing = False  # a batch is being written (not waiting out the delay)
         self._log = _log.bind(session_id=session_id, turn=turn_number)
 
     def put(self, stage: StageName, output: Contract, *, costly: bool = True) -> None:
@@ -170,31 +171,44 @@ class CheckpointWriter:
         if costly:
             self._start()
 
-    def _start(self) -> None:
+    def _start(self, delay_s: float | None = None) -> None:
         if not self._held and (self._task is None or self._task.done()):
-            self._task = asyncio.create_task(self._drain())
+            self._task = asyncio.create_task(self._drain(self._delay_s if delay_s is None else delay_s))
 
     async def hold(self) -> None:
-        """Stop writing: the write in progress completes, what is queued stays queued."""
+        """Stop writing: the write in progress completes, what is queued stays queued.
+
+        A write still waiting out its delay is called off rather than waited for: the stage that
+        completes the turn (the one that holds) would otherwise wait for a write that, once held,
+        writes nothing (up to `delay_s` on every turn, after the question's output was queued)."""
         self._held = True
+        task = self._task
+        if task is not None and not task.done() and not self._writing:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
         await self.flush()
 
     def release(self) -> None:
-        """Write again, starting with what was held back."""
+        """Write again, starting with what was held back (at once: the turn is failing, no next
+        stage's request is there to go first)."""
         self._held = False
         if self._queue:
-            self._start()
+            self._start(0.0)
 
-    async def _drain(self) -> None:
-        await asyncio.sleep(self._delay_s)
+    async def _drain(self, delay_s: float) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
         while self._queue and not self._held:
             batch, self._queue = self._queue, []
+            self._writing = True
             try:
                 await self._sink([(stage.value, out.model_dump_json()) for stage, out in batch])
             except Exception as exc:
                 self._log.warning(
                     "checkpoint_write_failed", stages=[s.value for s, _ in batch], error=type(exc).__name__
                 )
+            finally:
+                self._writing = False
 
     async def flush(self) -> None:
         """Write everything queued so far, cheap outputs included, and wait until it is written (or

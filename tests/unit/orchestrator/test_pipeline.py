@@ -303,3 +303,40 @@ async def test_cheap_outputs_after_the_last_costly_one_are_never_written_when_th
     # Only the costly output was written; the completion's transaction deletes it with the turn.
     assert completing.written_when_run == ["utterance_saving"]
     assert list(store.rows) == ["utterance_saving"]
+
+
+async def test_a_write_still_waiting_to_start_is_called_off_when_the_turn_completes() -> None:
+    # The question's output starts a write `delay_s` later; the completing stage right after it
+    # holds the writer. Waiting out that delay would only delay the turn: the write, once held,
+    # writes nothing. (A delay far longer than the test's deadline: waiting for it fails the test.)
+    store = Store()
+    writer = CheckpointWriter(store.save, session_id="s1", turn_number=1, delay_s=60.0)
+    writer.put(StageName.UTTERANCE_SAVING, await Saving().run(_ctx()), costly=True)
+    await asyncio.sleep(0)  # the write has started waiting
+    await asyncio.wait_for(writer.hold(), 5)
+    assert store.batches == []
+    # The completion failed: what was held back is written for the resume, without the delay.
+    writer.release()
+    await asyncio.wait_for(writer.flush(), 5)
+    assert store.batches == [["utterance_saving"]]
+
+
+async def test_a_write_in_progress_when_the_turn_completes_is_waited_for() -> None:
+    started, proceed = asyncio.Event(), asyncio.Event()
+
+    class GatedStore(Store):
+        async def save(self, outputs: list[tuple[str, str]]) -> None:
+            started.set()
+            await proceed.wait()
+            await super().save(outputs)
+
+    store = GatedStore()
+    writer = CheckpointWriter(store.save, session_id="s1", turn_number=1, delay_s=0.0)
+    writer.put(StageName.UTTERANCE_SAVING, await Saving().run(_ctx()), costly=True)
+    await asyncio.wait_for(started.wait(), 5)
+    holding = asyncio.create_task(writer.hold())
+    await asyncio.sleep(0.01)
+    assert not holding.done()  # waits for the batch being written
+    proceed.set()
+    await asyncio.wait_for(holding, 5)
+    assert store.batches == [["utterance_saving"]]  # completed, not called off
