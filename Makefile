@@ -13,7 +13,7 @@ export TEST_DATABASE_URL
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install protos lint test serve run bench simulate e2e e2e-compose clean help
+.PHONY: install protos lint test serve run bench trace simulate e2e e2e-compose clean help
 
 help:
 	@echo "make run      start all six services and the interactive interview client"
@@ -22,6 +22,7 @@ help:
 	@echo "make lint     ruff, mypy, buf lint, buf breaking"
 	@echo "make protos   regenerate shared/gen from protos/"
 	@echo "make bench    run the benchmarks (writes reports under .bench/)"
+	@echo "make trace    where a turn's time goes, call by call, from the services' spans (.bench/trace/)"
 
 install: $(STAMP) $(NODE_STAMP) $(GEN_STAMP)
 
@@ -79,6 +80,9 @@ run: install
 
 bench: install
 	$(PY) -m bench.run_bench --out .bench $(BENCH_ARGS)
+
+trace: install
+	$(PY) -m bench.trace_turns --out .bench/trace $(TRACE_ARGS)
 
 # Synthetic interviews (concept x persona, offline engine) through the public API of services started
 # on their own ports and SQLite files; reports, records and plots go to $(SIM_OUT).

@@ -80,20 +80,20 @@ class Plan:
 
 @dataclass(frozen=True)
 class FakeProcess:
-    """The fake provider's process and URL."""
+    """A helper process of the benchmark (the fake provider, a span receiver) and its URL."""
 
     process: asyncio.subprocess.Process
     url: str
 
 
-async def start_fake(latency_ms: float) -> FakeProcess:
-    """The fake provider in its own process (stopped with the benchmark)."""
+async def start_child(module: str, *args: str) -> FakeProcess:
+    """`python -m module args` in its own process (stopped with the benchmark), which prints
+    `port N` once it listens on 127.0.0.1:N."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "bench.fake_provider",
-        "--latency-ms",
-        str(latency_ms),
+        module,
+        *args,
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
         preexec_fn=die_with_parent,
@@ -101,8 +101,14 @@ async def start_fake(latency_ms: float) -> FakeProcess:
     assert process.stdout is not None
     line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().split()
     if len(line) != 2 or line[0] != "port":
-        raise RuntimeError(f"fake provider did not start: {line}")
+        process.kill()
+        raise RuntimeError(f"{module} did not start: {line}")
     return FakeProcess(process, f"http://127.0.0.1:{line[1]}")
+
+
+async def start_fake(latency_ms: float) -> FakeProcess:
+    """The fake provider in its own process (stopped with the benchmark)."""
+    return await start_child("bench.fake_provider", "--latency-ms", str(latency_ms))
 
 
 async def run_database(
