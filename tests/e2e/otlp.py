@@ -10,31 +10,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
-from opentelemetry.proto.common.v1 import common_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
+
+from bench.spans import spans_from_otlp
 
 SPAN_KIND_SERVER = trace_pb2.Span.SPAN_KIND_SERVER
 SPAN_KIND_CLIENT = trace_pb2.Span.SPAN_KIND_CLIENT
-
-
-def _value(any_value: common_pb2.AnyValue) -> Any:
-    kind = any_value.WhichOneof("value")
-    return (
-        getattr(any_value, kind)
-        if kind in {"string_value", "bool_value", "int_value", "double_value"}
-        else None
-    )
-
-
-def _attributes(items: Iterable[common_pb2.KeyValue]) -> dict[str, Any]:
-    return {kv.key: _value(kv.value) for kv in items}
 
 
 @dataclass(frozen=True)
@@ -59,23 +47,19 @@ class _TraceService(trace_service_pb2_grpc.TraceServiceServicer):
     def Export(  # noqa: N802 - gRPC method name
         self, request: trace_service_pb2.ExportTraceServiceRequest, context: grpc.ServicerContext
     ) -> trace_service_pb2.ExportTraceServiceResponse:
-        records: list[SpanRecord] = []
-        for resource_spans in request.resource_spans:
-            resource = _attributes(resource_spans.resource.attributes)
-            service = str(resource.get("service.name", ""))
-            for scope_spans in resource_spans.scope_spans:
-                for span in scope_spans.spans:
-                    records.append(
-                        SpanRecord(
-                            service=service,
-                            name=span.name,
-                            trace_id=span.trace_id.hex(),
-                            span_id=span.span_id.hex(),
-                            parent_span_id=span.parent_span_id.hex(),
-                            kind=span.kind,
-                            attributes=_attributes(span.attributes),
-                        )
-                    )
+        # The request is read as the benchmark's span receiver reads it (bench.spans).
+        records = [
+            SpanRecord(
+                service=span.service,
+                name=span.name,
+                trace_id=span.trace_id,
+                span_id=span.span_id,
+                parent_span_id=span.parent_id or "",
+                kind=trace_pb2.Span.SpanKind.Value(f"SPAN_KIND_{span.kind}"),
+                attributes=dict(span.attributes),
+            )
+            for span in spans_from_otlp(request)
+        ]
         self._sink(records)
         return trace_service_pb2.ExportTraceServiceResponse()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -145,20 +146,7 @@ def test_a_turn_is_split_into_its_critical_calls_and_the_orchestrators_own_time(
 
 
 def test_turns_are_kept_for_the_asked_session_only_and_in_time_order() -> None:
-    late = [
-        Span(
-            s.service,
-            s.name,
-            s.kind,
-            s.trace_id,
-            s.span_id,
-            s.parent_id,
-            s.start + 1,
-            s.end + 1,
-            s.attributes,
-        )
-        for s in _turn("t2")
-    ]
+    late = [replace(s, start=s.start + 1, end=s.end + 1) for s in _turn("t2")]
     other = _turn("t3", session="s-2")
     spans = [*late, *_turn("t1"), *other]
 
@@ -170,20 +158,7 @@ def test_turns_are_kept_for_the_asked_session_only_and_in_time_order() -> None:
 
 
 def test_the_summary_takes_medians_per_call_and_renders_a_table() -> None:
-    slow = [
-        Span(
-            s.service,
-            s.name,
-            s.kind,
-            s.trace_id,
-            s.span_id,
-            s.parent_id,
-            s.start,
-            s.start + 3 * (s.end - s.start),
-            s.attributes,
-        )
-        for s in _turn("t2")
-    ]
+    slow = [replace(s, end=s.start + 3 * (s.end - s.start)) for s in _turn("t2")]
     summary = summarize(turn_budgets([*_turn("t1"), *slow]))
 
     assert summary["turns"] == 2
