@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bench.stats import ratio
+
 OVERHEAD_TARGET_MS = 40.0
 THROUGHPUT_TARGET = 20.0
 THROUGHPUT_SESSIONS = 20
@@ -121,12 +123,27 @@ def _growth_lines(growth: dict[str, Any] | None) -> list[str]:
         f"| stage or service | turn {early} (ms) | turn {late} (ms) | growth (ms) |",
         "|---|---:|---:|---:|",
     ]
+    cpu = growth.get("cpu_ms_per_turn", {})
     rows = [(name, pair) for name, pair in growth.get("stages_ms", {}).items()]
-    rows += [(f"CPU per turn, {name}", pair) for name, pair in growth.get("cpu_ms_per_turn", {}).items()]
+    rows += [(f"CPU per turn, {name}", pair) for name, pair in cpu.items()]
+    total = {
+        label: sum(pair[label] for pair in cpu.values())
+        for label in ("early", "late")
+        if cpu and all(label in pair for pair in cpu.values())
+    }
+    if len(total) == 2:
+        rows.append(("CPU per turn, all services", total))
     for name, pair in rows:
         a, b = pair.get("early"), pair.get("late")
         delta = b - a if isinstance(a, int | float) and isinstance(b, int | float) else None
         lines.append(f"| {name} | {_fmt(a)} | {_fmt(b)} | {_fmt(delta)} |")
+    if len(total) == 2 and total["early"]:
+        # Wall time swings with whatever else the two cores run; CPU time much less so.
+        lines += [
+            "",
+            f"CPU per turn, all services, turn {late} / turn {early}: "
+            f"{ratio(total['late'], total['early']):.2f} (the latency ratio's steadier companion).",
+        ]
     return lines
 
 

@@ -88,9 +88,30 @@ def test_the_long_session_growth_is_tabled_by_stage_and_service() -> None:
         "early_turn": 5,
         "late_turn": 48,
         "stages_ms": {"strategy_selection": {"early": 5.0, "late": 12.0}},
-        "cpu_ms_per_turn": {"scoring": {"early": 8.0, "late": 14.5}},
+        "cpu_ms_per_turn": {
+            "scoring": {"early": 8.0, "late": 14.5},
+            "graph_store": {"early": 16.0, "late": 27.5},
+        },
     }
     report["targets"] = targets(report)
     markdown = render_markdown(report)
     assert "| strategy_selection | 5.00 | 12.0 | 7.00 |" in markdown
     assert "| CPU per turn, scoring | 8.00 | 14.5 | 6.50 |" in markdown
+    # The services' sum, and its ratio: (14.5 + 27.5) / (8 + 16) = 1.75.
+    assert "| CPU per turn, all services | 24.0 | 42.0 | 18.0 |" in markdown
+    assert "CPU per turn, all services, turn 48 / turn 5: 1.75" in markdown
+
+
+def test_a_window_without_cpu_readings_gets_no_total() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    long = report["databases"]["sqlite"]["modes"]["deferred"]["long_session"]
+    long["growth"] = {
+        "early_turn": 5,
+        "late_turn": 48,
+        "stages_ms": {},
+        "cpu_ms_per_turn": {"scoring": {"late": 14.5}},  # the early window's reading is missing
+    }
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    assert "| CPU per turn, scoring | – | 14.5 | – |" in markdown
+    assert "CPU per turn, all services" not in markdown
