@@ -239,11 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """`count` distinct TCP ports free on 127.0.0.1 right now. Every probe stays bound until all
+    are picked: probed one at a time, the OS may hand out the same port twice (two services were
+    once given one port, and gRPC's SO_REUSEPORT let both bind it)."""
+    with contextlib.ExitStack() as stack:
+        probes = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
 
 
 if __name__ == "__main__":

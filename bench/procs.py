@@ -24,7 +24,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bench.fake_provider import free_port
+from bench.fake_provider import free_ports
 from services.launcher import SERVICES, child_env, wait_healthy
 
 STATEFUL = ("orchestrator", "graph_store", "canonical_slots")
@@ -163,7 +163,8 @@ class ServiceSet:
         loop = asyncio.get_running_loop()
         began = loop.time()
         if not self.ports:
-            self.ports = {name: free_port() for name, _, _ in SERVICES}
+            every = [name for name, _, _ in SERVICES]
+            self.ports = dict(zip(every, free_ports(len(every)), strict=True))
         wanted = names or tuple(name for name, _, _ in SERVICES)
         env = self._env()
         for name, _, _ in SERVICES:

@@ -91,11 +91,14 @@ class ServiceSettings(BaseSettings):
 
     def server_options(self) -> list[tuple[str, int]]:
         """Server options: message limits plus a maximum connection age, so clients using DNS
-        round-robin re-resolve and reach replicas added after they connected."""
+        round-robin re-resolve and reach replicas added after they connected; and no SO_REUSEPORT
+        (gRPC's default on Linux), so a port another process listens on fails this server's start
+        instead of silently splitting the connections between the two."""
         return [
             *self.grpc_options(),
             ("grpc.max_connection_age_ms", self.max_connection_age_s * 1000),
             ("grpc.max_connection_age_grace_ms", 30_000),
+            ("grpc.so_reuseport", 0),
         ]
 
 

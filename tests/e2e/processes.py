@@ -23,7 +23,6 @@ import asyncio
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -33,6 +32,8 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from bench.fake_provider import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 # Start order: the orchestrator's dependencies first (it connects lazily, so order only helps logs).
@@ -61,13 +62,6 @@ STARTUP_TIMEOUT_S = 240.0
 def prefix(name: str) -> str:
     """The settings env prefix of a service (`graph_store` → `GRAPH_STORE_`)."""
     return f"{name.upper()}_"
-
-
-def free_port() -> int:
-    """A port nothing listens on right now (the OS picks it; the child binds it a moment later)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _inherited(env: Mapping[str, str]) -> dict[str, str]:
@@ -172,7 +166,7 @@ class Deployment:
         cls, database_url: str, otlp_endpoint: str, log_dir: Path, base: Mapping[str, str] | None = None
     ) -> Deployment:
         """Pick a free port per service and build the children's environment."""
-        ports = {name: free_port() for name in SERVICES}
+        ports = dict(zip(SERVICES, free_ports(len(SERVICES)), strict=True))
         env = child_environment(ports, database_url, otlp_endpoint, os.environ if base is None else base)
         log_dir.mkdir(parents=True, exist_ok=True)
         processes = {name: ServiceProcess(name, ports[name], log_dir / f"{name}.log") for name in SERVICES}

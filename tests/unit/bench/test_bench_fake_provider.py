@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.answers import answer
-from bench.fake_provider import BenchConfig, BenchLLMServer
+from bench.fake_provider import BenchConfig, BenchLLMServer, free_ports
 from services.extraction.models import ExtractionRequest
 from services.extraction.prompts import LLMExtraction, system_prompt, user_prompt
 from shared.llm import build_llm_clients
@@ -90,3 +91,11 @@ async def test_the_start_up_model_listing_is_answered(bench_llm: BenchLLMServer,
     finally:
         await clients.aclose()
     assert bench_llm.calls == []  # a listing is no LLM call
+
+
+def test_ports_picked_together_are_distinct_and_free() -> None:
+    ports = free_ports(40)
+    assert len(set(ports)) == 40  # probed one at a time, the OS may repeat a port
+    for port in ports:  # nothing listens there: each can be bound
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port))

@@ -110,6 +110,18 @@ async def test_port_zero_binds_a_free_port_and_two_servers_coexist(
     assert first.port > 0 and second.port > 0 and first.port != second.port
 
 
+async def test_a_port_another_server_listens_on_fails_the_start(grpc_server_factory: Any, probe: Any) -> None:
+    # Two services given the same port must not share it (gRPC's SO_REUSEPORT would let both bind
+    # and split the connections: requests reaching a server without their service, UNIMPLEMENTED).
+    first, channel = await grpc_server_factory(SETTINGS, [probe])
+    second = GrpcServer(SETTINGS.model_copy(update={"port": first.port}), [probe])
+    with pytest.raises(RuntimeError):
+        await second.start()
+    health = health_pb2_grpc.HealthStub(channel)
+    reply = await health.Check(health_pb2.HealthCheckRequest(service=""))  # the first one still serves
+    assert reply.status == SERVING
+
+
 async def test_health_serving_for_server_and_each_service(grpc_server_factory: Any, probe: Any) -> None:
     _, channel = await grpc_server_factory(SETTINGS, [probe])
     health = health_pb2_grpc.HealthStub(channel)
