@@ -115,8 +115,11 @@ async def test_a_port_another_server_listens_on_fails_the_start(grpc_server_fact
     # and split the connections: requests reaching a server without their service, UNIMPLEMENTED).
     first, channel = await grpc_server_factory(SETTINGS, [probe])
     second = GrpcServer(SETTINGS.model_copy(update={"port": first.port}), [probe])
-    with pytest.raises(RuntimeError):
-        await second.start()
+    try:
+        with pytest.raises(RuntimeError):
+            await second.start()
+    finally:
+        await second.stop(grace=0)  # had it started, the test fails instead of hanging at teardown
     health = health_pb2_grpc.HealthStub(channel)
     reply = await health.Check(health_pb2.HealthCheckRequest(service=""))  # the first one still serves
     assert reply.status == SERVING
