@@ -79,14 +79,14 @@ class Plan:
 
 
 @dataclass(frozen=True)
-class FakeProcess:
+class HelperProcess:
     """A helper process of the benchmark (the fake provider, a span receiver) and its URL."""
 
     process: asyncio.subprocess.Process
     url: str
 
 
-async def start_child(module: str, *args: str) -> FakeProcess:
+async def start_child(module: str, *args: str) -> HelperProcess:
     """`python -m module args` in its own process (stopped with the benchmark), which prints
     `port N` once it listens on 127.0.0.1:N."""
     process = await asyncio.create_subprocess_exec(
@@ -103,16 +103,16 @@ async def start_child(module: str, *args: str) -> FakeProcess:
     if len(line) != 2 or line[0] != "port":
         process.kill()
         raise RuntimeError(f"{module} did not start: {line}")
-    return FakeProcess(process, f"http://127.0.0.1:{line[1]}")
+    return HelperProcess(process, f"http://127.0.0.1:{line[1]}")
 
 
-async def start_fake(latency_ms: float) -> FakeProcess:
+async def start_fake(latency_ms: float) -> HelperProcess:
     """The fake provider in its own process (stopped with the benchmark)."""
     return await start_child("bench.fake_provider", "--latency-ms", str(latency_ms))
 
 
 async def run_database(
-    kind: str, database_urls: dict[str, str], fake: FakeProcess, workdir: Path, plan: Plan
+    kind: str, database_urls: dict[str, str], fake: HelperProcess, workdir: Path, plan: Plan
 ) -> dict[str, Any]:
     """Every scenario on one database; both slot-discovery modes."""
     control = FakeControl(fake.url)

@@ -1,18 +1,17 @@
-"""Where a turn's time goes: the six services with their spans printed, one interview, a table.
+"""Where a turn's time goes: the six services exporting their spans, one interview, a table.
 
     python -m bench.trace_turns [--turns 12] [--window 3-7 ...] [--latency-ms 0] [--mode deferred]
                                 [--out .bench/trace]
 
 Starts the fake provider and the services as `bench.run_bench` does (SQLite files in a temporary
-folder) exporting their spans over OTLP to a collector of their own (`python -m bench.spans`),
-answers a short warm-up interview and then `--turns` turns of a new one, and stops the services
-(their exporters flush on the way out). For
-each call on a turn's critical path it reports the time the orchestrator saw, the time inside the
-callee's handler, the LLM calls in that handler and the rest (marshalling, sockets, event-loop
-queues); and the orchestrator's own time outside those calls: over all turns, and over each
-`--window` of turns (e.g. `--turns 50 --window 3-7 --window 46-50` for how a long interview grows).
-Writes `<out>/trace.json`,
-`<out>/trace.md` and keeps the services' logs in `<out>/logs/`.
+folder), the services exporting their spans over OTLP to a collector of their own
+(`python -m bench.spans`). It answers a short warm-up interview, then `--turns` turns of a new one,
+and stops the services (their exporters flush on the way out). For each call on a turn's critical
+path it reports the time the orchestrator saw, the time inside the callee's handler, the LLM calls
+in that handler and the rest (marshalling, sockets, event-loop queues); and the orchestrator's own
+time outside those calls: over all turns, and over each `--window` of turns (e.g.
+`--turns 50 --window 3-7 --window 46-50` for how a long interview grows). Writes
+`<out>/trace.json`, `<out>/trace.md` and keeps the services' logs in `<out>/logs/`.
 
 Exporting spans costs a little (a batch processor's thread per service): the absolute figures can be
 somewhat higher than `bench.run_bench`'s, which exports none; the split is what this is for.
@@ -31,11 +30,8 @@ from typing import Any
 from bench import spans
 from bench.drive import Client, FakeControl, run_session
 from bench.procs import ROOT, ServiceSet, sqlite_urls
-from bench.run_bench import WARM_OFFSET, WARM_TURNS, start_child, start_fake
+from bench.run_bench import LONG_OFFSET, WARM_OFFSET, WARM_TURNS, start_child, start_fake
 from services.launcher import SERVICES
-
-# Answers no warm-up turn used (see `bench.run_bench` on cache-cold windows).
-TRACE_OFFSET = 26
 
 
 def otlp_overrides(endpoint: str, mode: str) -> dict[str, str]:
@@ -81,7 +77,9 @@ async def trace(
                     warm, _ = await client.create(max_turns=50)
                     await run_session(client, warm, WARM_TURNS, offset=WARM_OFFSET)
                     session_id, _ = await client.create(max_turns=max(turns, 50))
-                    run = await run_session(client, session_id, turns, offset=TRACE_OFFSET)
+                    # Answered as the benchmark's first long session: its windows 3-7 and 46-50 use
+                    # words the warm-up did not, so the embedding caches are cold there.
+                    run = await run_session(client, session_id, turns, offset=LONG_OFFSET)
                 finally:
                     await client.close()
             finally:
