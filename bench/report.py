@@ -155,6 +155,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{report['started']} · {report['machine']['cpus']} CPUs · Python {report['machine']['python']} · "
         f"suite {report.get('suite_wall_s', '–')} s",
         "",
+        *_calibration_lines(report["machine"].get("calibration")),
         "## Targets (SQLite, deferred slot discovery, fake LLM)",
         "",
         "| target | measured | limit | pass |",
@@ -173,6 +174,19 @@ def render_markdown(report: dict[str, Any]) -> str:
     if micro:
         lines += ["", "## Micro-benchmarks", "", *_micro_section(micro)]
     return "\n".join(lines) + "\n"
+
+
+def _calibration_lines(calibration: list[dict[str, Any]] | None) -> list[str]:
+    """The machine's speed while the report was measured (`bench.calibrate`)."""
+    if not calibration:
+        return []
+    readings = "; ".join(f"{c['when']} {_fmt(c['median_ms'])} ms" for c in calibration)
+    return [
+        f"Machine speed (`python -m bench.calibrate`, a fixed CPU workload, median of "
+        f"{calibration[0]['repeats']}; lower is faster): {readings}. The host's speed varies from day "
+        "to day and within a run: compare two reports' figures in proportion to these.",
+        "",
+    ]
 
 
 def _database_section(db: dict[str, Any]) -> list[str]:

@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import scenarios
+from bench import calibrate, scenarios
 from bench.drive import Client, FakeControl
 from bench.procs import (
     ROOT,
@@ -224,6 +224,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "plan": plan.__dict__,
         "databases": {},
     }
+    calibration = report["machine"]["calibration"] = [{"when": "start", **calibrate.measure()}]
     fake = await start_fake(0)
     began = time.monotonic()
     try:
@@ -233,6 +234,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             report["databases"]["sqlite"] = await run_database(
                 "sqlite", sqlite_urls(work / "sqlite"), fake, logs(args.out, "sqlite"), plan
             )
+            calibration.append({"when": "after sqlite", **calibrate.measure()})
             pg_server = os.environ.get("TEST_DATABASE_URL", "")
             if pg_server and not args.no_postgres:
                 database = await create_pg_database(pg_server)
@@ -243,6 +245,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 finally:
                     await drop_pg_database(pg_server, database)
+                calibration.append({"when": "after postgres", **calibrate.measure()})
             else:
                 report["databases"]["postgres"] = {"skipped": "TEST_DATABASE_URL not set (or --no-postgres)"}
     finally:

@@ -115,3 +115,20 @@ def test_a_window_without_cpu_readings_gets_no_total() -> None:
     markdown = render_markdown(report)
     assert "| CPU per turn, scoring | – | 14.5 | – |" in markdown
     assert "CPU per turn, all services" not in markdown
+
+
+def test_the_machine_speed_readings_head_the_report() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    report["machine"]["calibration"] = [
+        {"when": "start", "median_ms": 40.1, "min_ms": 38.0, "repeats": 7},
+        {"when": "after sqlite", "median_ms": 22.5, "min_ms": 21.0, "repeats": 7},
+    ]
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    line = next(line for line in markdown.splitlines() if line.startswith("Machine speed"))
+    assert "median of 7" in line
+    assert "start 40.1 ms; after sqlite 22.5 ms" in line
+    assert markdown.index("Machine speed") < markdown.index("## Targets")
+    # A report without readings (an older JSON) renders without the line.
+    del report["machine"]["calibration"]
+    assert "Machine speed" not in render_markdown(report)
