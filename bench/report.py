@@ -38,6 +38,25 @@ def _worst(*ratios: float | None) -> float | None:
     return max(measured) if measured else None
 
 
+def _growth_check(
+    paired: dict[str, Any] | None, long: dict[str, Any], long_2: dict[str, Any]
+) -> dict[str, Any]:
+    """Turn 50 against turn 5: judged on the side-by-side windows (`scenarios.paired_growth`),
+    which this host's drift in speed cannot bias; a report without them (older JSON) falls back on
+    the worse of the two sequential sessions."""
+    if paired and paired.get("late_over_early") is not None:
+        return _check(
+            "turn 50 / turn 5 latency (5-turn window medians, answered alternately by two interviews)",
+            paired["late_over_early"],
+            GROWTH_TARGET,
+        )
+    return _check(
+        "turn 50 / turn 5 latency (5-turn window medians, worse of the two 50-turn sessions)",
+        _worst(long.get("turn50_over_turn5"), long_2.get("turn50_over_turn5")),
+        GROWTH_TARGET,
+    )
+
+
 def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The issue's targets, checked on SQLite with deferred slot discovery."""
     db = report["databases"].get("sqlite", {})
@@ -65,11 +84,7 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
             _get(deferred, "llm_300ms", "turn_latency_ms", "p50"),
             SLOW_TARGET_MS,
         ),
-        _check(
-            "turn 50 / turn 5 latency (5-turn window medians, worse of the two 50-turn sessions)",
-            _worst(long.get("turn50_over_turn5"), long_2.get("turn50_over_turn5")),
-            GROWTH_TARGET,
-        ),
+        _growth_check(deferred.get("paired_growth"), long, long_2),
         _check("first turn after start / warm turn", _get(db, "cold_start", "first_over_warm"), COLD_TARGET),
     ]
     for label, session, first in (("1st", long, "10"), ("2nd", long_2, "0")):
@@ -176,6 +191,27 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _span(turns: list[int] | None) -> str:
+    return f"{turns[0]}-{turns[-1]}" if turns else "–"
+
+
+def _paired_lines(paired: dict[str, Any] | None) -> list[str]:
+    """The side-by-side measurement of turn 50 against turn 5 (`scenarios.paired_growth`)."""
+    if not paired:
+        return []
+    if paired.get("late_over_early") is None:
+        return ["", f"Turn 50 and turn 5 side by side: not measured ({paired.get('error')})."]
+    late, early = _span(paired.get("late_turns")), _span(paired.get("early_turns"))
+    return [
+        "",
+        f"Turn {paired.get('turns')} and turn 5 side by side (one interview's turns {late} and a new "
+        f"one's turns {early}, answered alternately, so that both windows run under the same machine "
+        f"conditions; answers seen before, caches warm in both): window medians "
+        f"{_fmt(paired.get('early_window_median_ms'))} → {_fmt(paired.get('late_window_median_ms'))} ms "
+        f"(×{_fmt(paired.get('late_over_early'))}).",
+    ]
+
+
 def _calibration_lines(calibration: list[dict[str, Any]] | None) -> list[str]:
     """The machine's speed while the report was measured (`bench.calibrate`)."""
     if not calibration:
@@ -184,7 +220,8 @@ def _calibration_lines(calibration: list[dict[str, Any]] | None) -> list[str]:
     return [
         f"Machine speed (`python -m bench.calibrate`, a fixed CPU workload, median of "
         f"{calibration[0]['repeats']}; lower is faster): {readings}. The host's speed varies from day "
-        "to day and within a run: compare two reports' figures in proportion to these.",
+        "to day and within minutes: a reading tells a slow run from a fast one, it does not correct "
+        "a figure.",
         "",
     ]
 
@@ -289,6 +326,7 @@ def _database_section(db: dict[str, Any]) -> list[str]:
         for name in sorted({n for snap in second.get("rss_mib_by_turn", {}).values() for n in snap}):
             cells = [_fmt(snap.get(name)) for snap in second.get("rss_mib_by_turn", {}).values()]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += _paired_lines(first_mode.get("paired_growth"))
     conc = first_mode.get("concurrency")
     if conc:
         lines += [

@@ -175,6 +175,8 @@ async def run_mode(
         out["long_session_2"] = await scenarios.long_session(
             client, fake, services, plan.long_turns, offset=SECOND_LONG_OFFSET
         )
+        print(f"[{kind}/{mode}] turn {plan.long_turns} and turn 5, side by side", flush=True)
+        out["paired_growth"] = await scenarios.paired_growth(client, plan.long_turns, offset=LONG_OFFSET)
         print(f"[{kind}/{mode}] concurrency {[n for n, _ in plan.levels]}", flush=True)
         out["concurrency"] = await scenarios.concurrency(client, services, plan.levels)
     return out

@@ -7,6 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import grpc.aio
+
+from bench.answers import answer
 from bench.drive import Client, FakeControl, SessionRun, TurnSample, run_session, throughput
 from bench.fake_provider import CallRecord
 from bench.procs import ServiceSet
@@ -160,6 +163,54 @@ async def long_session(
         "growth": window_growth(run.samples, cpu, 5, turns - 2),
         "analysis": analysis,
     }
+
+
+async def paired_growth(client: Client, turns: int = 50, *, offset: int = 0, half: int = 2) -> dict[str, Any]:
+    """Turn `turns` against turn 5, measured side by side: one interview answers its first
+    `turns - 5 - half` turns alone, then a new interview's turns 1..5+half and the first one's
+    last turns are answered alternately (new 1, old 44, new 2, old 45, ...).
+
+    The sequential 50-turn session measures turn 5 and turn 50 about two minutes apart, and this
+    host's speed drifts by up to 2x within minutes (`bench.calibrate`): the drift then reads as
+    growth, or hides it. Alternating the two windows' turns puts both under the same conditions.
+    Both interviews use `offset`, so both windows' answers were seen by earlier scenarios: the
+    embedding caches are warm in both (the harsher comparison: turn 5 keeps no encoding cost that
+    turn 50 also pays)."""
+    early_center = 5
+    late_center = turns - half
+    lead = turns - (early_center + half)  # the old interview's turns before the alternation
+    old_id, _ = await client.create(max_turns=turns)
+    run = await run_session(client, old_id, lead, offset=offset)
+    result: dict[str, Any] = {"turns": turns, "lead_turns": len(run.samples), "error": run.error}
+    if run.error or run.ended_early_at is not None:
+        result["error"] = run.error or f"ended early at turn {run.ended_early_at}"
+        return result
+    new_id, _ = await client.create(max_turns=turns)
+    early: list[TurnSample] = []
+    late: list[TurnSample] = []
+    try:
+        for i in range(1, early_center + half + 1):
+            early.append(await client.submit(new_id, i, answer(i, offset)))
+            late.append(await client.submit(old_id, lead + i, answer(lead + i, offset)))
+    except grpc.aio.AioRpcError as exc:
+        result["error"] = f"{exc.code().name}: {exc.details()}"
+        return result
+    early_ms = [s.latency_ms for s in early if abs(s.turn - early_center) <= half]
+    late_ms = [s.latency_ms for s in late if abs(s.turn - late_center) <= half]
+    result.update(
+        {
+            "early_turns": [s.turn for s in early if abs(s.turn - early_center) <= half],
+            "late_turns": [s.turn for s in late if abs(s.turn - late_center) <= half],
+            "early_window_median_ms": round(statistics.median(early_ms), 1),
+            "late_window_median_ms": round(statistics.median(late_ms), 1),
+            "late_over_early": ratio(statistics.median(late_ms), statistics.median(early_ms)),
+            "latencies_ms": {
+                "new": [round(s.latency_ms, 1) for s in early],
+                "old": [round(s.latency_ms, 1) for s in late],
+            },
+        }
+    )
+    return result
 
 
 def window_growth(

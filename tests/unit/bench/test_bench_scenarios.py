@@ -1,11 +1,17 @@
-"""Where a long session's growth goes: stage medians and CPU per service around two turns."""
+"""Where a long session's growth goes (stage medians and CPU per service around two turns), and the
+side-by-side measurement of turn 50 against turn 5."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 
+import grpc
+import grpc.aio
+
+from bench.answers import answer
 from bench.drive import TurnSample
-from bench.scenarios import window_growth
+from bench.scenarios import paired_growth, window_growth
 
 
 def _sample(turn: int, stages: dict[str, int]) -> TurnSample:
@@ -32,3 +38,44 @@ def test_a_window_without_cpu_readings_is_left_out() -> None:
     samples = [_sample(t, {"srl": 3}) for t in range(1, 8)]
     growth = window_growth(samples, {0: {"scoring": 0.0}, 7: {"scoring": 1.0}}, 5, 50)
     assert growth["cpu_ms_per_turn"] == {}  # turns 2 and 7 read for the early one: 2 is missing
+
+
+class _Client:
+    """Answers every turn at once; the old interview's turn t takes t ms, the new one's 10 ms."""
+
+    def __init__(self, fail_at: tuple[str, int] | None = None) -> None:
+        self.calls: list[tuple[str, int]] = []
+        self._fail_at = fail_at
+        self._sessions = 0
+
+    async def create(self, max_turns: int) -> tuple[str, float]:
+        self._sessions += 1
+        return ("old" if self._sessions == 1 else "new"), 0.0
+
+    async def submit(self, session_id: str, turn: int, text: str) -> TurnSample:
+        assert text == answer(turn, 26)  # both interviews answer with the given offset
+        self.calls.append((session_id, turn))
+        if (session_id, turn) == self._fail_at:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details="down"
+            )
+        ms = turn if session_id == "old" else 10
+        return TurnSample(session_id, turn, 0.0, ms / 1000, {}, True, 0, 3, 2)
+
+
+def test_the_two_windows_are_answered_alternately() -> None:
+    client = _Client()
+    result = asyncio.run(paired_growth(client, 50, offset=26))  # type: ignore[arg-type]
+    assert client.calls[:43] == [("old", t) for t in range(1, 44)]
+    assert client.calls[43:] == [c for i in range(1, 8) for c in (("new", i), ("old", 43 + i))]
+    assert (result["early_turns"], result["late_turns"]) == ([3, 4, 5, 6, 7], [46, 47, 48, 49, 50])
+    assert (result["early_window_median_ms"], result["late_window_median_ms"]) == (10.0, 48.0)
+    assert result["late_over_early"] == 4.8
+
+
+def test_a_failed_turn_leaves_the_ratio_unmeasured() -> None:
+    client = _Client(fail_at=("old", 45))
+    result = asyncio.run(paired_growth(client, 50, offset=26))  # type: ignore[arg-type]
+    assert "late_over_early" not in result
+    assert result["error"] == "UNAVAILABLE: down"
+    assert client.calls[-1] == ("old", 45)
