@@ -200,7 +200,8 @@ def _paired_lines(paired: dict[str, Any] | None) -> list[str]:
     if not paired:
         return []
     if paired.get("late_over_early") is None:
-        return ["", f"Turn 50 and turn 5 side by side: not measured ({paired.get('error')})."]
+        turns, error = paired.get("turns"), paired.get("error")
+        return ["", f"Turn {turns} and turn 5 side by side: not measured ({error})."]
     late, early = _span(paired.get("late_turns")), _span(paired.get("early_turns"))
     return [
         "",

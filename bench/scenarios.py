@@ -195,15 +195,17 @@ async def paired_growth(client: Client, turns: int = 50, *, offset: int = 0, hal
     except grpc.aio.AioRpcError as exc:
         result["error"] = f"{exc.code().name}: {exc.details()}"
         return result
-    early_ms = [s.latency_ms for s in early if abs(s.turn - early_center) <= half]
-    late_ms = [s.latency_ms for s in late if abs(s.turn - late_center) <= half]
+    early_window = [s for s in early if abs(s.turn - early_center) <= half]
+    late_window = [s for s in late if abs(s.turn - late_center) <= half]
+    early_ms = statistics.median(s.latency_ms for s in early_window)
+    late_ms = statistics.median(s.latency_ms for s in late_window)
     result.update(
         {
-            "early_turns": [s.turn for s in early if abs(s.turn - early_center) <= half],
-            "late_turns": [s.turn for s in late if abs(s.turn - late_center) <= half],
-            "early_window_median_ms": round(statistics.median(early_ms), 1),
-            "late_window_median_ms": round(statistics.median(late_ms), 1),
-            "late_over_early": ratio(statistics.median(late_ms), statistics.median(early_ms)),
+            "early_turns": [s.turn for s in early_window],
+            "late_turns": [s.turn for s in late_window],
+            "early_window_median_ms": round(early_ms, 1),
+            "late_window_median_ms": round(late_ms, 1),
+            "late_over_early": ratio(late_ms, early_ms),
             "latencies_ms": {
                 "new": [round(s.latency_ms, 1) for s in early],
                 "old": [round(s.latency_ms, 1) for s in late],
