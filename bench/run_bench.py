@@ -49,13 +49,16 @@ from bench.report import render_markdown, targets
 SLOW_MS = 300.0
 # Answer offsets (`bench.answers.answer(turn, offset)` uses word-list index turn - 1 + offset, mod 50).
 WARM_OFFSET = 101
+# The cold-start scenario's six turn-1 answers (indices 40-45, new words for each session).
+COLD_OFFSET = 40
 WARM_TURNS = 3
 SLOW_OFFSET = 7
 STREAM_OFFSET = 13
 # The first 50-turn session's windows (turns 3-7 and 46-50) use indices 28-32 and 21-25, which no
-# scenario before it used (0-20): the services' embedding caches are cold in both windows, as in a
-# new interview. With offset 0 its turns 1-20 repeated the sequential scenario's answers word for
-# word, so turn 5 skipped the encodings turn 48 paid (cached labels), inflating turn 50 / turn 5.
+# scenario before it used (0-20, and 40-45 in the cold start): the services' embedding caches are
+# cold in both windows, as in a new interview. With offset 0 its turns 1-20 repeated the sequential
+# scenario's answers word for word, so turn 5 skipped the encodings turn 48 paid (cached labels),
+# inflating turn 50 / turn 5.
 LONG_OFFSET = 26
 # The second one comes after the first has used every index: warm in both windows.
 SECOND_LONG_OFFSET = 23
@@ -128,7 +131,7 @@ async def run_database(
             print(f"[{kind}] services up in {result['startup_s']} s; cold start", flush=True)
             meter = LoadMeter()
             meter.start([*services.pids, fake.process.pid])
-            result["cold_start"] = await scenarios.cold_start(client, control)
+            result["cold_start"] = await scenarios.cold_start(client, control, offset=COLD_OFFSET)
             result["cold_start"]["machine"] = meter.stop()
             for i, mode in enumerate(plan.modes):
                 if i > 0:

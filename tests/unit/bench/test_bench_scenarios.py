@@ -11,7 +11,7 @@ import grpc.aio
 
 from bench.answers import answer
 from bench.drive import TurnSample
-from bench.scenarios import paired_growth, window_growth
+from bench.scenarios import cold_start, paired_growth, window_growth
 
 
 def _sample(turn: int, stages: dict[str, int]) -> TurnSample:
@@ -79,3 +79,27 @@ def test_a_failed_turn_leaves_the_ratio_unmeasured() -> None:
     assert "late_over_early" not in result
     assert result["error"] == "UNAVAILABLE: down"
     assert client.calls[-1] == ("old", 45)
+
+
+class _FirstTurns:
+    """Sessions answering turn 1; the first takes 60 ms, later ones 40 ms. Records each answer."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def create(self, max_turns: int) -> tuple[str, float]:
+        return f"s{len(self.texts)}", 0.001
+
+    async def submit(self, session_id: str, turn: int, text: str) -> TurnSample:
+        self.texts.append(text)
+        ms = 60 if len(self.texts) == 1 else 40
+        return TurnSample(session_id, turn, 0.0, ms / 1000, {}, True, 0, 3, 2)
+
+
+def test_cold_start_gives_every_session_new_words() -> None:
+    client = _FirstTurns()
+    result = asyncio.run(cold_start(client, None, 3, offset=40))  # type: ignore[arg-type]
+    # One answer for all let the warm sessions hit the embedding caches the first one filled.
+    assert client.texts == [answer(1, 40), answer(1, 41), answer(1, 42), answer(1, 43)]
+    assert len(set(client.texts)) == 4
+    assert (result["first_turn_ms"], result["warm_turn_ms"], result["first_over_warm"]) == (60.0, 40.0, 1.5)
