@@ -51,6 +51,13 @@ def _service_adder(service: str) -> Processor:
     return add_service
 
 
+# HTTP client libraries under the provider SDKs log every request at INFO ("HTTP Request: POST …
+# 200 OK"): a second line per LLM call beside our `llm_call_complete`, which says the same and more
+# (client, model, latency, tokens), and a stdlib log record built and written on the call's path.
+# They keep their warnings; at DEBUG they log everything again.
+_PER_REQUEST_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
+
+
 def configure_logging(settings: ServiceSettings) -> None:
     """Configure structlog and the stdlib root logger; calling it again simply re-applies the config."""
     level = logging.getLevelName(settings.log_level)
@@ -89,6 +96,9 @@ def configure_logging(settings: ServiceSettings) -> None:
     handler.setFormatter(formatter)
     root.addHandler(handler)
     root.setLevel(level)
+    quiet = logging.NOTSET if level <= logging.DEBUG else max(level, logging.WARNING)
+    for name in _PER_REQUEST_LOGGERS:
+        logging.getLogger(name).setLevel(quiet)
 
 
 def get_logger(name: str | None = None, **initial: Any) -> Any:

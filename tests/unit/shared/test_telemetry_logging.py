@@ -81,3 +81,21 @@ async def test_one_trace_spans_both_services(grpc_server_factory: Any, probe: An
     assert client_span.kind == SpanKind.CLIENT
     assert client_span.parent is not None and client_span.parent.span_id == forward.context.span_id
     exporter.shutdown()
+
+
+@pytest.mark.parametrize("name", ["httpx", "httpx2", "httpcore"])
+def test_http_clients_request_lines_only_at_debug(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The per-request INFO line of the SDKs' HTTP clients repeats `llm_call_complete`: dropped at
+    INFO, kept at DEBUG; their warnings always pass."""
+    library = logging.getLogger(name)
+    configure_logging(ServiceSettings(service_name="log-svc", log_level="INFO"))
+    library.info("HTTP Request: POST http://x/v1/messages")
+    library.warning("retrying")
+    at_info = [line["event"] for line in _json_lines(capsys.readouterr().out) if line["logger"] == name]
+    configure_logging(ServiceSettings(service_name="log-svc", log_level="DEBUG"))
+    library.info("HTTP Request: POST http://x/v1/messages")
+    at_debug = [line["event"] for line in _json_lines(capsys.readouterr().out) if line["logger"] == name]
+    configure_logging(ServiceSettings(service_name="log-svc", log_level="INFO"))
+
+    assert at_info == ["retrying"]
+    assert at_debug == ["HTTP Request: POST http://x/v1/messages"]
