@@ -203,13 +203,20 @@ def _paired_lines(paired: dict[str, Any] | None) -> list[str]:
         turns, error = paired.get("turns"), paired.get("error")
         return ["", f"Turn {turns} and turn 5 side by side: not measured ({error})."]
     late, early = _span(paired.get("late_turns")), _span(paired.get("early_turns"))
+    rounds = paired.get("round_ratios") or []
+    pooled = (
+        f" Pooled over {len(rounds)} pairs of interviews (ratios per pair: "
+        f"{', '.join(_fmt(r) for r in rounds)})."
+        if len(rounds) > 1
+        else ""
+    )
     return [
         "",
         f"Turn {paired.get('turns')} and turn 5 side by side (one interview's turns {late} and a new "
         f"one's turns {early}, answered alternately, so that both windows run under the same machine "
         f"conditions; answers seen before, caches warm in both): window medians "
         f"{_fmt(paired.get('early_window_median_ms'))} → {_fmt(paired.get('late_window_median_ms'))} ms "
-        f"(×{_fmt(paired.get('late_over_early'))}).",
+        f"(×{_fmt(paired.get('late_over_early'))}).{pooled}",
     ]
 
 

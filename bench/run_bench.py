@@ -72,13 +72,14 @@ class Plan:
     slow_turns: int = 12
     stream_turns: int = 8
     long_turns: int = 50
+    paired_rounds: int = 3
     levels: tuple[tuple[int, int], ...] = ((1, 20), (10, 6), (20, 6), (50, 4))
     modes: tuple[str, ...] = ("deferred", "inline")
 
     @classmethod
     def quick(cls) -> Plan:
         """A few turns of everything."""
-        return cls(4, 3, 3, 12, ((1, 4), (10, 2), (20, 2), (50, 1)))
+        return cls(4, 3, 3, 12, 1, ((1, 4), (10, 2), (20, 2), (50, 1)))
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,9 @@ async def run_mode(
             client, fake, services, plan.long_turns, offset=SECOND_LONG_OFFSET
         )
         print(f"[{kind}/{mode}] turn {plan.long_turns} and turn 5, side by side", flush=True)
-        out["paired_growth"] = await scenarios.paired_growth(client, plan.long_turns, offset=LONG_OFFSET)
+        out["paired_growth"] = await scenarios.paired_growth(
+            client, plan.long_turns, offset=LONG_OFFSET, rounds=plan.paired_rounds
+        )
         print(f"[{kind}/{mode}] concurrency {[n for n, _ in plan.levels]}", flush=True)
         out["concurrency"] = await scenarios.concurrency(client, services, plan.levels)
     return out

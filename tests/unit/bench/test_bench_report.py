@@ -168,3 +168,15 @@ def test_the_machine_speed_readings_head_the_report() -> None:
     # A report without readings (an older JSON) renders without the line.
     del report["machine"]["calibration"]
     assert "Machine speed" not in render_markdown(report)
+
+
+def test_pooled_rounds_are_named_with_each_pairs_ratio() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.3, 1.9)
+    paired = _paired(1.44) | {"rounds": 3, "round_ratios": [1.38, 1.44, 1.51]}
+    report["databases"]["sqlite"]["modes"]["deferred"]["paired_growth"] = paired
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    assert "(×1.44). Pooled over 3 pairs of interviews (ratios per pair: 1.38, 1.44, 1.51)." in markdown
+    # One round (or an older report): no pooling sentence.
+    report["databases"]["sqlite"]["modes"]["deferred"]["paired_growth"] = _paired(1.44)
+    assert "Pooled over" not in render_markdown(report)

@@ -103,3 +103,31 @@ def test_cold_start_gives_every_session_new_words() -> None:
     assert client.texts == [answer(1, 40), answer(1, 41), answer(1, 42), answer(1, 43)]
     assert len(set(client.texts)) == 4
     assert (result["first_turn_ms"], result["warm_turn_ms"], result["first_over_warm"]) == (60.0, 40.0, 1.5)
+
+
+class _Rounds:
+    """Pairs of interviews one after the other: in round r the old interview's turn t takes
+    t + 2r ms, the new one's turns 10 ms."""
+
+    def __init__(self) -> None:
+        self.sessions: list[str] = []
+
+    async def create(self, max_turns: int) -> tuple[str, float]:
+        self.sessions.append(f"s{len(self.sessions)}")
+        return self.sessions[-1], 0.0
+
+    async def submit(self, session_id: str, turn: int, text: str) -> TurnSample:
+        index = self.sessions.index(session_id)
+        ms = 10 if index % 2 else turn + 2 * (index // 2)
+        return TurnSample(session_id, turn, 0.0, ms / 1000, {}, True, 0, 3, 2)
+
+
+def test_rounds_are_pooled_and_each_reported() -> None:
+    client = _Rounds()
+    result = asyncio.run(paired_growth(client, 50, offset=26, rounds=3))  # type: ignore[arg-type]
+    assert len(client.sessions) == 6  # a new pair of interviews per round
+    assert result["round_ratios"] == [4.8, 5.0, 5.2]
+    # 15 late samples (46-50, 48-52, 50-54 ms): their median is 50; 15 early ones at 10 ms.
+    assert (result["early_window_median_ms"], result["late_window_median_ms"]) == (10.0, 50.0)
+    assert result["late_over_early"] == 5.0
+    assert (result["early_turns"], result["late_turns"]) == ([3, 4, 5, 6, 7], [46, 47, 48, 49, 50])
