@@ -186,6 +186,11 @@ class CheckpointWriter:
         if task is not None and not task.done() and not self._writing:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+            # The cancelled task keeps its CancelledError, whose traceback holds `_drain`'s frame and
+            # so this writer: a reference cycle through the writer's sink (the turn's input, its
+            # session row, transcript and node lookup) that only a full collection freed. Turns
+            # left their objects behind until then: +3 MB of the orchestrator's RSS over 50 turns.
+            self._task = None
         await self.flush()
 
     def release(self) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -319,6 +321,24 @@ async def test_a_write_still_waiting_to_start_is_called_off_when_the_turn_comple
     writer.release()
     await asyncio.wait_for(writer.flush(), 5)
     assert store.batches == [["utterance_saving"]]
+
+
+async def test_a_called_off_write_leaves_no_reference_cycle() -> None:
+    # The cancelled write's CancelledError holds its frame, and so the writer and (through the
+    # sink) the turn's objects: while the writer kept the task, only a full collection freed a
+    # turn's session row, transcript and node lookup. Freed by reference counting now.
+    gc.disable()
+    try:
+        store = Store()
+        writer = CheckpointWriter(store.save, session_id="s1", turn_number=1, delay_s=60.0)
+        writer.put(StageName.UTTERANCE_SAVING, await Saving().run(_ctx()), costly=True)
+        await asyncio.sleep(0)  # the write has started waiting
+        await asyncio.wait_for(writer.hold(), 5)
+        freed = weakref.ref(writer)
+        del writer
+        assert freed() is None
+    finally:
+        gc.enable()
 
 
 async def test_a_write_in_progress_when_the_turn_completes_is_waited_for() -> None:
