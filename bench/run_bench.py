@@ -79,7 +79,14 @@ class Plan:
     @classmethod
     def quick(cls) -> Plan:
         """A few turns of everything."""
-        return cls(4, 3, 3, 12, 1, ((1, 4), (10, 2), (20, 2), (50, 1)))
+        return cls(
+            sequential_turns=4,
+            slow_turns=3,
+            stream_turns=3,
+            long_turns=12,
+            paired_rounds=1,
+            levels=((1, 4), (10, 2), (20, 2), (50, 1)),
+        )
 
 
 @dataclass(frozen=True)

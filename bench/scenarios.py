@@ -234,10 +234,12 @@ async def _paired_round(
             late.append(await client.submit(old_id, lead + i, answer(lead + i, offset)))
     except grpc.aio.AioRpcError as exc:
         return f"{exc.code().name}: {exc.details()}"
-    return (
-        [s for s in early if abs(s.turn - early_center) <= half],
-        [s for s in late if abs(s.turn - late_center) <= half],
-    )
+    return _window(early, early_center, half), _window(late, late_center, half)
+
+
+def _window(samples: Sequence[TurnSample], center: int, half: int) -> list[TurnSample]:
+    """The samples of the turns `center`±`half`."""
+    return [s for s in samples if center - half <= s.turn <= center + half]
 
 
 def _median_ms(samples: Sequence[TurnSample]) -> float:
@@ -255,14 +257,11 @@ def window_growth(
     `early`±`half` and `late`±`half`; per service, the CPU ms per turn over the same turns
     (`cpu_by_turn[t]`: CPU seconds per service read after turn t, 0 before the first)."""
 
-    def turns(center: int) -> list[TurnSample]:
-        return [s for s in samples if center - half <= s.turn <= center + half]
-
     stages: dict[str, dict[str, float]] = {}
     for name in sorted({n for s in samples for n in s.stages}):
         pair = {}
         for label, center in (("early", early), ("late", late)):
-            values = [s.stages[name] for s in turns(center) if name in s.stages]
+            values = [s.stages[name] for s in _window(samples, center, half) if name in s.stages]
             pair[label] = float(statistics.median(values)) if values else float("nan")
         stages[name] = pair
     cpu: dict[str, dict[str, float]] = {}
