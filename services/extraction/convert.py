@@ -122,10 +122,6 @@ def extract_request(
         if ok:
             existing.append(ExistingNode(label=node.label, node_type=node.node_type, node_id=node.node_id))
     srl = preprocess_result(req.srl, req.text, v) if req.HasField("srl") else None
-    preprocess_enabled: bool | None = None
-    if req.HasField("preprocess"):
-        v.check(srl is None, "preprocess", "must not be set together with srl")
-        preprocess_enabled = req.preprocess.enable_srl
     v.raise_if_any()
     return ExtractionRequest(
         session_id=req.session_id,
@@ -137,7 +133,6 @@ def extract_request(
         concept=concept(req.concept),
         existing_nodes=tuple(existing),
         srl=srl,
-        preprocess_enabled=preprocess_enabled,
     )
 
 
@@ -311,5 +306,4 @@ def extract_response(result: ExtractionResult) -> extraction_pb2.ExtractResponse
         skipped=result.skipped,
         skip_reason=result.skip_reason,
         usage=usage(result.usage),
-        preprocess=preprocess_response(result.preprocess) if result.preprocess is not None else None,
     )

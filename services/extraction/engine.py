@@ -24,7 +24,6 @@ from services.extraction.local.extractor import LocalExtractor
 from services.extraction.models import (
     ExtractionRequest,
     ExtractionResult,
-    Intent,
     IntentResult,
     PreprocessMode,
     PreprocessResult,
@@ -106,12 +105,6 @@ class EngineLimits:
     enable_srl: bool = True
 
 
-# Intents whose answer carries nothing to extract (the orchestrator's rule, applied here when Extract
-# runs the preprocessing itself).
-NO_EXTRACTION_INTENTS = frozenset({Intent.CLARIFICATION_REQUEST})
-CLARIFICATION_SKIP_REASON = "clarification request"
-
-
 def skip_reason(text: str, min_words: int = 3) -> str | None:
     """Why an answer gets no extraction call, or None (SPEC: < 3 words or a bare yes/no/ok reply)."""
     words = [w.lower().replace("’", "'") for w in _WORDS.findall(text)]
@@ -187,35 +180,14 @@ class ExtractionEngine:
             raise InvalidArgumentError.for_field("methodology", f"unknown methodology {name!r}") from exc
 
     async def extract(self, request: ExtractionRequest) -> ExtractionResult:
-        """Concepts and relationships of one answer, validated; warnings list every dropped item.
-
-        With `preprocess_enabled` set, the preprocessing runs first (as the Preprocess RPC would) and
-        comes back with the result; a clarification request is then not extracted."""
+        """Concepts and relationships of one answer, validated; warnings list every dropped item."""
         methodology = self.methodology(request.methodology)
-        if request.preprocess_enabled is None:
-            return await self._extract(request, methodology)
-        hints = await self.apreprocess(
-            request.text, question=request.question, enabled=request.preprocess_enabled
-        )
-        if hints.intent is not None and hints.intent.intent in NO_EXTRACTION_INTENTS:
-            result = ExtractionResult(
-                skipped=True, skip_reason=CLARIFICATION_SKIP_REASON, usage=self._usage()
-            )
-        else:
-            result = await self._extract(request.model_copy(update={"srl": hints}), methodology)
-        return result.model_copy(update={"preprocess": hints})
-
-    def _usage(self) -> LLMUsage:
         offline = self.llm.is_offline
-        return LLMUsage(
+        usage = LLMUsage(
             client="extraction",
             provider="local" if offline else self.llm.provider,
             model="" if offline else self.llm.model,
         )
-
-    async def _extract(self, request: ExtractionRequest, methodology: MethodologyConfig) -> ExtractionResult:
-        offline = self.llm.is_offline
-        usage = self._usage()
         reason = skip_reason(request.text, self.limits.min_words)
         if reason is not None:
             return ExtractionResult(skipped=True, skip_reason=reason, usage=usage, extractor="none")

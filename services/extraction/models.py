@@ -202,9 +202,6 @@ class ExtractionRequest(_Model):
     concept: ConceptBrief = ConceptBrief()
     existing_nodes: tuple[ExistingNode, ...] = ()
     srl: PreprocessResult | None = None
-    # Run the preprocessing here, as Preprocess would with this flag as its `enable_srl`, and return
-    # it with the result (None: the caller sent `srl`, or nothing).
-    preprocess_enabled: bool | None = None
 
 
 class ExtractionResult(_Model):
@@ -217,5 +214,3 @@ class ExtractionResult(_Model):
     skip_reason: str = ""
     usage: LLMUsage = Field(default_factory=LLMUsage)
     extractor: Literal["llm", "local", "none"] = "none"
-    # The preprocessing the request asked for (`ExtractionRequest.preprocess_enabled`).
-    preprocess: PreprocessResult | None = None

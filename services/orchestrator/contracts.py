@@ -113,14 +113,6 @@ class PendingSlotDiscovery(BaseModel):
     request: proto(slots_pb2.DiscoverSlotsRequest)  # type: ignore[valid-type]
 
 
-class GraphNodeRef(BaseModel):
-    """A node of the session's graph as extraction is shown it."""
-
-    id: str
-    label: str
-    node_type: str
-
-
 class SessionState(BaseModel):
     """Everything a turn needs from earlier turns, stored as JSON with the session."""
 
@@ -133,12 +125,6 @@ class SessionState(BaseModel):
     # Deferred slot discovery: the requests of turns whose discovery runs in the background;
     # the next turn re-sends them (DiscoverSlots is idempotent per turn) before its state computation.
     pending_slots: list[PendingSlotDiscovery] = Field(default_factory=list)
-    # Every node of the session's graph, in creation order, while it holds at most the node lookup's
-    # limit (80): the next turn shows extraction these instead of asking graph_store for them. Only
-    # turns add nodes (graph_store's ApplyExtraction, under the session's turn lock), so the list a
-    # turn completes with is the graph the next turn starts from. None: not known (a session stored
-    # before this field, a turn whose lookup was a search) or more nodes than the limit.
-    graph_nodes: list[GraphNodeRef] | None = None
 
 
 # -- stage outputs ---------------------------------------------------------------------------
@@ -160,9 +146,6 @@ class ContextLoadingOutput(Contract):
     # The graph's nodes shown to extraction (looked up beside the reads above); None in checkpoints
     # from before the lookup moved here.
     existing_nodes: proto_list(extraction_pb2.ExistingNode) | None = None  # type: ignore[valid-type]
-    # True when existing_nodes is the whole graph (a listing, or the session state's list), not the
-    # nodes a search found most relevant.
-    existing_complete: bool = False
 
 
 class UtteranceSavingOutput(Contract):

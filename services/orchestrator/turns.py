@@ -55,8 +55,8 @@ StageWrapper = Callable[[Stage], Stage]
 
 
 def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
-    """The stage graph. The rubric runs beside extraction → preprocessing (srl, which the
-    extraction call returns) → graph update; slot discovery runs inline (before state computation) or deferred
+    """The stage graph. Preprocessing (srl) runs beside context loading, the rubric beside
+    extraction → graph update; slot discovery runs inline (before state computation) or deferred
     (in the background from the continuation decision on; completed at the next turn).
 
     `wrap` decorates every stage (fault-injection tests use it to fail a chosen stage once)."""
@@ -73,15 +73,14 @@ def _stage_graph(d: StageDeps) -> list[Group]:
     # instead of waiting for the rubric. Deferred: the slot stage only completes earlier turns'
     # discoveries — when turns follow each other quickly it waits for the previous turn's background
     # run — so it runs beside the whole chain; state computation, which reads the slots, joins both.
-    # The extraction call runs the preprocessing and returns it, so the preprocessing stage (srl)
-    # follows it: one call to the extraction service where a Preprocess call used to come first.
-    intake: list[Chain] = [[ExtractionStage(d), SrlStage(d), GraphUpdateStage(d)], [RubricStage(d)]]
+    intake: list[Chain] = [[ExtractionStage(d), GraphUpdateStage(d)], [RubricStage(d)]]
     if not inline:
         intake.append([slots])
     groups: list[Group] = [
         # The answer is already stored with the turn row; saving it as an utterance needs nothing
-        # from the loaded context, so the two run together.
-        [[ContextLoadingStage(d)], [UtteranceSavingStage(d)]],
+        # from the loaded context, and preprocessing needs only the answer and the question the
+        # session row holds, so the three run together.
+        [[ContextLoadingStage(d)], [UtteranceSavingStage(d)], [SrlStage(d)]],
         intake,
     ]
     if inline:

@@ -24,6 +24,7 @@ SUBMIT_TURN = "/interview.orchestrator.v1.InterviewService/SubmitTurn"
 CONCEPT = "headphones_mec"
 BACKGROUND_DISCOVERY = "background.slot_discovery"
 NODE_LOOKUP = "turn.node_lookup"  # extraction's node lookup, started before the stages
+PREPROCESS = "turn.preprocess"  # the preprocessing call, started before the stages too
 SPAN_WAIT_S = 20.0
 # Stages that always run (and so always have a span) in the default configuration.
 CORE_STAGES = {"context_loading", "utterance_saving", "extraction", "graph_update", "question_generation"}
@@ -149,18 +150,17 @@ async def test_one_trace_per_turn_across_all_six_services(
                 f"{span.service} {span.name}: parent chain "
                 f"{[f'{c.service}:{c.name}' for c in chain]} does not reach {SUBMIT_TURN}"
             )
-        # Internal calls hang under a stage span (the stage that made them), the node lookup's span
-        # (started before the stages), or, for the deferred slot discovery sent in the background,
-        # under the turn's background span; never directly under the root.
+        # Internal calls hang under a stage span (the stage that made them), the node lookup's or
+        # the preprocessing's span (started before the stages), or, for the deferred slot discovery
+        # sent in the background, under the turn's background span; never directly under the root.
         for span in internal:
             assert any(
-                c.name.startswith("stage.") or c.name in (BACKGROUND_DISCOVERY, NODE_LOOKUP)
+                c.name.startswith("stage.") or c.name in (BACKGROUND_DISCOVERY, NODE_LOOKUP, PREPROCESS)
                 for c in _chain(span, by_id)[1:]
             ), span.name
-        # The first turn looks the graph's nodes up; the second takes them from the session state.
-        early = [s for s in in_trace if s.name == NODE_LOOKUP]
-        assert len(early) == (1 if turn == 1 else 0), _describe(in_trace)
-        assert all(s.parent_span_id == root.span_id for s in early), _describe(in_trace)
+        for name in (NODE_LOOKUP, PREPROCESS):
+            early = [s for s in in_trace if s.name == name]
+            assert len(early) == 1 and early[0].parent_span_id == root.span_id, _describe(in_trace)
         background = _background_spans(in_trace, session_id, turn)
         assert len(background) == 1 and _chain(background[0], by_id)[-1] is root, _describe(in_trace)
         under_background = [

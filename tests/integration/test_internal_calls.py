@@ -20,7 +20,6 @@ from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.stages.common import StageDeps
 from services.orchestrator.stages.intake import EXISTING_NODE_LIMIT, existing_nodes
 from shared.gen.interview.common.v1 import common_pb2
-from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from tests.integration.answers import ANSWERS
@@ -65,26 +64,12 @@ async def test_a_turn_reuses_what_it_already_holds(suite_factory: SuiteFactory) 
         graph = await suite.stub.GetSessionGraph(pb.GetSessionGraphRequest(session_id=session_id))
 
     graph_calls, extraction_calls = recorders["graph_store"], recorders["extraction"]
-    # One call to the extraction service per turn: Extract runs the preprocessing, with the question
-    # the respondent answered, and returns it; the turn's intent is the one it classified.
-    assert extraction_calls.requests("Preprocess") == []
-    extracts = extraction_calls.requests("Extract")
-    assert [r.question for r in extracts] == shown[:5]
-    assert all(
-        r.HasField("preprocess") and r.preprocess.enable_srl and not r.HasField("srl") for r in extracts
-    )
-    assert {r.intent for r in results} == {common_pb2.RESPONDENT_INTENT_ANSWER}
-    # Only the first turn lists the graph (labels and types only: nodes without provenance); every
-    # later turn shows extraction the nodes the session state carried over, and they are the graph
-    # as graph_store holds it: every node created before the turn, in creation order.
+    # Preprocessing runs beside context loading, with the question the respondent answered.
+    assert [r.question for r in extraction_calls.requests("Preprocess")] == shown[:5]
+    # Extraction is shown labels and types only: the listing asks for nodes without provenance.
     listings = graph_calls.requests("ListNodes")
-    assert len(listings) == 1 and listings[0].view == graph_pb2.NODE_VIEW_BASIC
+    assert len(listings) == 5 and {r.view for r in listings} == {graph_pb2.NODE_VIEW_BASIC}
     assert graph_calls.requests("SearchNodes") == []  # a small graph is listed whole
-    before: list[tuple[str, str, str]] = []
-    for result, request in zip(results, extracts, strict=True):
-        assert [(n.node_id, n.label, n.node_type) for n in request.existing_nodes] == before
-        before += [(n.id, n.label, n.node_type) for n in result.nodes_added]
-    assert before == [(n.id, n.label, n.node_type) for n in graph.nodes]
     # Focus and chain labels come from the nodes the turn already holds: no lookup by id.
     assert graph_calls.requests("BatchGetNodes") == []
     # Deferred mode: the canonical state is read (beside extraction, so without the surface counts,
@@ -165,9 +150,8 @@ async def test_existing_node_lookup_goes_straight_to_search_for_a_known_large_gr
                 await deps.close()
         finally:
             await channel.close(None)
-    assert known == unknown and len(known.nodes) == EXISTING_NODE_LIMIT
-    assert not known.complete  # a search's pick: the next turn looks the nodes up again
-    assert known.nodes[0].label == "banana"  # the most relevant node first
+    assert known == unknown and len(known) == EXISTING_NODE_LIMIT
+    assert known[0].label == "banana"  # the most relevant node first
     search = recorder.requests("SearchNodes")[0]
     assert search.view == graph_pb2.NODE_VIEW_BASIC and search.limit == EXISTING_NODE_LIMIT
 
@@ -208,43 +192,6 @@ class OlderCheckpoint(StageWrapper):
         if self.name == self.stage:
             return type(output).model_validate_json(output.model_dump_json(exclude=set(self.fields)))
         return output
-
-
-class ExtractionWithoutPreprocessing(StageWrapper):
-    """Extraction whose output reads back as a checkpoint from before Extract returned the
-    preprocessing (its response without `preprocess`)."""
-
-    async def run(self, ctx: PipelineContext) -> Any:
-        output = await self._inner.run(ctx)
-        if self.name is StageName.EXTRACTION:
-            response = extraction_pb2.ExtractResponse()
-            response.CopyFrom(output.response)
-            response.ClearField("preprocess")
-            return output.model_copy(update={"response": response})
-        return output
-
-
-async def test_preprocessing_falls_back_to_its_own_call_after_an_older_extraction_checkpoint(
-    suite_factory: SuiteFactory,
-) -> None:
-    runs: dict[str, list[tuple[int, str, str]]] = {}
-    calls: dict[str, CallRecorder] = {}
-    for name, wrap in (("current", None), ("older", ExtractionWithoutPreprocessing)):
-        calls[name] = CallRecorder()
-        async with suite_factory(interceptors={"extraction": [calls[name]]}, stage_wrapper=wrap) as suite:
-            created = await create(suite.stub, CONCEPT, max_turns=10, request_id="srl-fallback")
-            session_id, shown = created.session.session_id, [created.opening_question]
-            results = []
-            for turn, text in enumerate(ANSWERS[CONCEPT][:3], start=1):
-                results.append(await answer(suite.stub, session_id, turn, text))
-                shown.append(results[-1].next_question)
-        runs[name] = [(r.intent, r.strategy_selected, r.focus_label) for r in results]
-        if name == "older":
-            # Without the preprocessing in the extraction output, the stage asks for it itself,
-            # with the question the respondent answered.
-            assert [r.question for r in calls[name].requests("Preprocess")] == shown[:3]
-    assert calls["current"].requests("Preprocess") == []
-    assert runs["older"] == runs["current"]  # the same intents and decisions
 
 
 class WithoutSlotIds(OlderCheckpoint):
@@ -297,18 +244,18 @@ async def test_deferred_canonical_reads_overlap_the_graph_update(suite_factory: 
 async def test_the_intake_calls_run_while_the_turn_is_recorded(
     suite_factory: SuiteFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Recording the first turn waits until extraction's node lookup has reached the graph store and
-    # the transcript read the database (the later turns wait for the read only: the session state
-    # holds their nodes): when they were only made by the stages, after the turn was recorded, the
-    # waits run out.
-    lookup, transcript = asyncio.Event(), asyncio.Event()
-    overlapped: list[tuple[bool, bool]] = []
+    # Recording each turn waits until extraction's node lookup has reached the graph store, the
+    # preprocessing call the extraction service and the transcript read the database: when they
+    # were only made by the stages, after the turn was recorded, the waits run out.
+    lookup, preprocessing, transcript = asyncio.Event(), asyncio.Event(), asyncio.Event()
+    overlapped: list[tuple[bool, bool, bool]] = []
     begin_turn = OrchestratorRepository.begin_turn
     list_utterances = OrchestratorRepository.list_utterances
 
     async def begin_once_they_arrived(self: OrchestratorRepository, *args: Any, **kwargs: Any) -> Any:
-        first = not overlapped
-        overlapped.append((await set_within(lookup, 5) if first else False, await set_within(transcript, 5)))
+        overlapped.append(
+            (await set_within(lookup, 5), await set_within(preprocessing, 5), await set_within(transcript, 5))
+        )
         return await begin_turn(self, *args, **kwargs)
 
     async def noted_read(self: OrchestratorRepository, session_id: str) -> Any:
@@ -321,21 +268,20 @@ async def test_the_intake_calls_run_while_the_turn_is_recorded(
     async with suite_factory(
         interceptors={
             "graph_store": [graph_calls, Signal("/ListNodes", lookup)],
-            "extraction": [extraction_calls],
+            "extraction": [extraction_calls, Signal("/Preprocess", preprocessing)],
         }
     ) as suite:
         session_id = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
         results = []
         for turn, text in enumerate(ANSWERS[CONCEPT][:3], start=1):
-            for event in (lookup, transcript):
+            for event in (lookup, preprocessing, transcript):
                 event.clear()  # only this turn's calls count
             results.append(await answer(suite.stub, session_id, turn, text))
         stored = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
-    assert overlapped == [(True, True), (False, True), (False, True)]
-    # The first turn's lookup was the stages' own (none of their own was made), and no later turn
-    # made one; one extraction call per turn, with the preprocessing in it.
-    assert len(graph_calls.requests("ListNodes")) == 1
-    assert [name for name, _ in extraction_calls.calls] == ["Extract"] * 3
+    assert overlapped == [(True, True, True)] * 3
+    # One of each per turn: the stages used the ones the turn started instead of their own.
+    assert len(graph_calls.requests("ListNodes")) == 3
+    assert len(extraction_calls.requests("Preprocess")) == 3
     assert all(r.nodes_added for r in results)
     # The answers are in the transcript (stored with the turn row, not by a stage of their own).
     respondent = [u.text for u in stored.transcript if u.speaker == common_pb2.SPEAKER_RESPONDENT]

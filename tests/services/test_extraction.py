@@ -175,13 +175,6 @@ async def test_health_and_reflection(offline_channel: grpc.aio.Channel) -> None:
             {"recent_turns": [common_pb2.ConversationTurn(text="hi")]},
             {"recent_turns[0].speaker": "must be INTERVIEWER or RESPONDENT"},
         ),
-        (
-            {
-                "srl": extraction_pb2.PreprocessResponse(mode=extraction_pb2.PREPROCESS_MODE_DISABLED),
-                "preprocess": extraction_pb2.PreprocessOptions(enable_srl=True),
-            },
-            {"preprocess": "must not be set together with srl"},
-        ),
     ],
 )
 async def test_extract_rejects_bad_input(
@@ -304,41 +297,3 @@ async def test_llm_path_round_trip_and_rate_limit(
         await llm_stub.Extract(_extract())
     assert excinfo.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert "rate limit" in (excinfo.value.details() or "")
-
-
-async def test_extract_runs_the_preprocessing_it_is_asked_for(
-    offline_stub: extraction_pb2_grpc.ExtractionServiceStub,
-) -> None:
-    # With `preprocess`, Extract returns what Preprocess returns for the same answer and question
-    # (the orchestrator makes one call instead of two), and extracts the same items.
-    question = _extract().question
-    for enabled in (True, False):
-        expected = await offline_stub.Preprocess(
-            extraction_pb2.PreprocessRequest(text=ANSWER, question=question, enable_srl=enabled)
-        )
-        reply = await offline_stub.Extract(
-            _extract(preprocess=extraction_pb2.PreprocessOptions(enable_srl=enabled))
-        )
-        assert reply.preprocess == expected
-        assert reply.preprocess.intent.intent == common_pb2.RESPONDENT_INTENT_ANSWER
-        assert not reply.skipped and len(reply.concepts) >= 3
-    assert expected.mode == extraction_pb2.PREPROCESS_MODE_DISABLED  # the flag reached the preprocessing
-    plain = await offline_stub.Extract(_extract())
-    assert not plain.HasField("preprocess")
-    assert list(plain.concepts) == list(reply.concepts)
-
-
-async def test_extract_with_preprocessing_leaves_a_clarification_request_unextracted(
-    llm_stub: extraction_pb2_grpc.ExtractionServiceStub, fake_llm: FakeLLMServer
-) -> None:
-    text = "Sorry, what do you mean by that question?"
-    options = extraction_pb2.PreprocessOptions(enable_srl=True)
-    reply = await llm_stub.Extract(_extract(text=text, preprocess=options))
-    assert reply.skipped and reply.skip_reason == "clarification request"
-    assert reply.preprocess.intent.intent == common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST
-    assert len(reply.concepts) == 0 and reply.usage.calls == 0
-    assert fake_llm.requests == []  # no LLM call
-    # Without the options the caller decides: the same answer goes to the LLM.
-    fake_llm.enqueue(Reply.structured({"concepts": [], "relationships": []}))
-    plain = await llm_stub.Extract(_extract(text=text))
-    assert not plain.skipped and len(fake_llm.requests) == 1

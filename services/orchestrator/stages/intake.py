@@ -1,19 +1,16 @@
-"""Stages 1-3: context loading, utterance saving, extraction (with the preprocessing), the rubric."""
+"""Stages 1-3: context loading, utterance saving, preprocessing, extraction and the rubric."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from opentelemetry import trace
 
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
     ExtractionOutput,
-    GraphNodeRef,
     RubricOutput,
     SessionState,
     SrlOutput,
@@ -33,24 +30,19 @@ from shared.gen.interview.scoring.v1 import scoring_pb2
 
 RESPONDENT = common_pb2.SPEAKER_RESPONDENT
 INTERVIEWER = common_pb2.SPEAKER_INTERVIEWER
-# Intents after which the answer carries no content to extract (the extraction service skips them).
+# Intents after which the answer carries no content to extract.
 NO_EXTRACTION_INTENTS = {common_pb2.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
 # Up to this many existing nodes go to extraction as-is; beyond, the most relevant by embedding.
 EXISTING_NODE_LIMIT = 80
 NODE_LOOKUP_SPAN = "turn.node_lookup"
+PREPROCESS_SPAN = "turn.preprocess"
 
 _tracer = trace.get_tracer("interview.orchestrator.stages")
 
 
-@dataclass(frozen=True)
-class NodeLookup:
-    """The nodes extraction is shown, and whether they are the whole graph (not a search's pick)."""
-
-    nodes: list[extraction_pb2.ExistingNode]
-    complete: bool
-
-
-async def existing_nodes(d: StageDeps, session_id: str, text: str, *, known_count: int = 0) -> NodeLookup:
+async def existing_nodes(
+    d: StageDeps, session_id: str, text: str, *, known_count: int = 0
+) -> list[extraction_pb2.ExistingNode]:
     """All existing nodes when few, else the most relevant to the answer by embedding.
 
     `known_count` (the nodes the session's tracker holds) only picks the first call: a graph
@@ -64,7 +56,7 @@ async def existing_nodes(d: StageDeps, session_id: str, text: str, *, known_coun
             service="graph_store",
         )
         if listing.total_size <= EXISTING_NODE_LIMIT:
-            return NodeLookup([_existing(n) for n in listing.nodes], complete=True)
+            return [_existing(n) for n in listing.nodes]
     found: graph_pb2.SearchNodesResponse = await d.deps(
         d.deps.graph.SearchNodes,
         graph_pb2.SearchNodesRequest(
@@ -72,45 +64,16 @@ async def existing_nodes(d: StageDeps, session_id: str, text: str, *, known_coun
         ),
         service="graph_store",
     )
-    return NodeLookup([_existing(r.node) for r in found.results], complete=False)
+    return [_existing(r.node) for r in found.results]
 
 
-def stored_graph_nodes(state: Mapping[str, Any] | None) -> list[extraction_pb2.ExistingNode] | None:
-    """The graph's nodes the session state holds (`SessionState.graph_nodes`), or None."""
-    stored = (state or {}).get("graph_nodes")
-    if stored is None:
-        return None
-    refs = [GraphNodeRef.model_validate(n) for n in stored]
-    return [extraction_pb2.ExistingNode(node_id=r.id, label=r.label, node_type=r.node_type) for r in refs]
-
-
-def graph_nodes_after(
-    loaded: ContextLoadingOutput, update: graph_pb2.ApplyExtractionResponse
-) -> list[GraphNodeRef] | None:
-    """The graph's nodes once the turn's update is applied, for the next turn: the whole graph the
-    turn started from plus the nodes it created (graph_store appends them in creation order, as its
-    listing orders them). None when the turn did not know the whole graph or it outgrew the limit."""
-    if not loaded.existing_complete or loaded.existing_nodes is None:
-        return None
-    nodes = [GraphNodeRef(id=n.node_id, label=n.label, node_type=n.node_type) for n in loaded.existing_nodes]
-    known = {n.id for n in nodes}
-    nodes += [
-        GraphNodeRef(id=n.id, label=n.label, node_type=n.node_type)
-        for n in update.nodes_created
-        if n.id not in known
-    ]
-    return nodes if len(nodes) <= EXISTING_NODE_LIMIT else None
-
-
-def start_node_lookup(d: StageDeps, session: SessionRow, text: str) -> asyncio.Task[NodeLookup]:
-    """`existing_nodes` for the turn's answer as a task (context loading collects it); no call at
-    all when the session state holds the whole graph."""
-    stored = stored_graph_nodes(session.state)
+def start_node_lookup(
+    d: StageDeps, session: SessionRow, text: str
+) -> asyncio.Task[list[extraction_pb2.ExistingNode]]:
+    """`existing_nodes` for the turn's answer as a task (context loading collects it)."""
     known = len(tracked_surface_ids(session.node_tracker_state))
 
-    async def lookup() -> NodeLookup:
-        if stored is not None:
-            return NodeLookup(stored, complete=True)
+    async def lookup() -> list[extraction_pb2.ExistingNode]:
         # Its own span in the turn's trace: started before any stage, the graph store call would
         # otherwise hang directly under the turn with nothing saying why it ran.
         with _tracer.start_as_current_span(NODE_LOOKUP_SPAN) as span:
@@ -122,18 +85,19 @@ def start_node_lookup(d: StageDeps, session: SessionRow, text: str) -> asyncio.T
 
 @dataclass
 class EarlyIntake:
-    """What the turn's first stage reads or asks for that depends only on the session and the
+    """What the turn's first stages read or ask for that depends only on the session and the
     answer: started by `TurnService` as soon as the session is read, so it runs while the turn is
-    recorded (a database write) instead of after it; context loading collects it.
+    recorded (a database write) instead of after it; context loading and preprocessing collect it.
     """
 
-    node_lookup: asyncio.Task[NodeLookup]
+    node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]]
     utterances: asyncio.Task[list[UtteranceRow]]
+    preprocess: asyncio.Task[extraction_pb2.PreprocessResponse]
 
     async def settle(self) -> None:
         """Cancel what went unused (its stage was restored from a checkpoint, or the turn failed
         first) and collect every outcome, so no failure goes unretrieved."""
-        tasks = (self.node_lookup, self.utterances)
+        tasks = (self.node_lookup, self.utterances, self.preprocess)
         for task in tasks:
             if not task.done():
                 task.cancel()
@@ -141,11 +105,24 @@ class EarlyIntake:
 
 
 def start_intake(d: StageDeps, session: SessionRow, text: str) -> EarlyIntake:
-    """Start the node lookup and the transcript read of a turn. (The preprocessing runs inside the
-    extraction call: `ExtractRequest.preprocess`.)"""
+    """Start the node lookup, the transcript read and the preprocessing call of a turn."""
+
+    async def preprocess() -> extraction_pb2.PreprocessResponse:
+        # A span of its own for the same reason as the node lookup's.
+        with _tracer.start_as_current_span(PREPROCESS_SPAN) as span:
+            span.set_attribute("session.id", session.id)
+            request = extraction_pb2.PreprocessRequest(
+                text=text, question=session.current_question, enable_srl=d.settings.enable_srl
+            )
+            response: extraction_pb2.PreprocessResponse = await d.deps(
+                d.deps.extraction.Preprocess, request, service="extraction"
+            )
+            return response
+
     return EarlyIntake(
         node_lookup=start_node_lookup(d, session, text),
         utterances=asyncio.create_task(d.repo.list_utterances(session.id)),
+        preprocess=asyncio.create_task(preprocess()),
     )
 
 
@@ -207,8 +184,7 @@ class ContextLoadingStage(Stage):
             tracker=session.node_tracker_state or {},
             canonical_enabled=session.canonical_enabled and self._d.settings.enable_canonical_slots,
             slot_mode=self._d.settings.canonical_slots_mode,
-            existing_nodes=known.nodes,
-            existing_complete=known.complete,
+            existing_nodes=known,
         )
 
     async def restore(self, ctx: PipelineContext, stored: str) -> ContextLoadingOutput:
@@ -238,12 +214,7 @@ class UtteranceSavingStage(Stage):
 
 
 class SrlStage(Stage):
-    """Stage 2.5: linguistic preprocessing and the respondent's intent (extraction service).
-
-    The extraction call runs the preprocessing and returns it (`ExtractRequest.preprocess`): this
-    stage takes it from there, so a turn makes one call to the extraction service, not two in a
-    row. An extraction output without it (restored from a checkpoint written before extraction
-    returned it) falls back to the Preprocess call."""
+    """Stage 2.5: linguistic preprocessing and the respondent's intent (extraction service)."""
 
     name = StageName.SRL
 
@@ -251,16 +222,9 @@ class SrlStage(Stage):
         self._d = d
 
     async def run(self, ctx: PipelineContext) -> SrlOutput:
-        extracted = ctx.get(ExtractionOutput).response
-        if extracted.HasField("preprocess"):
-            response = extracted.preprocess
-        else:
-            request = extraction_pb2.PreprocessRequest(
-                text=ctx.turn.text,
-                question=ctx.get(ContextLoadingOutput).previous_question,
-                enable_srl=self._d.settings.enable_srl,
-            )
-            response = await self._d.deps(self._d.deps.extraction.Preprocess, request, service="extraction")
+        # Started with the turn: the question being answered comes from the session row read under
+        # the turn's lock (the same text context loading reports as previous_question).
+        response = await _intake(ctx).preprocess
         intent = response.intent.intent or common_pb2.RESPONDENT_INTENT_ANSWER
         return SrlOutput(preprocess=response, intent=intent, intent_confidence=response.intent.confidence)
 
@@ -277,9 +241,15 @@ class ExtractionStage(Stage):
     async def run(self, ctx: PipelineContext) -> ExtractionOutput:
         loaded = ctx.get(ContextLoadingOutput)
         saved = ctx.get(UtteranceSavingOutput)
+        srl = ctx.get(SrlOutput)
+        if srl.intent in NO_EXTRACTION_INTENTS:
+            return ExtractionOutput(
+                response=extraction_pb2.ExtractResponse(skipped=True, skip_reason="clarification request"),
+                skipped_for_intent=True,
+            )
         existing = loaded.existing_nodes
         if existing is None:  # a checkpoint written before context loading looked them up
-            existing = (await existing_nodes(self._d, loaded.session_id, ctx.turn.text)).nodes
+            existing = await existing_nodes(self._d, loaded.session_id, ctx.turn.text)
         request = extraction_pb2.ExtractRequest(
             session_id=loaded.session_id,
             utterance_id=saved.user_utterance_id,
@@ -289,15 +259,12 @@ class ExtractionStage(Stage):
             methodology=loaded.methodology,
             concept=loaded.concept,
             existing_nodes=existing,
-            # The preprocessing runs in this call, with the answer and the question it answers, and
-            # a clarification request comes back skipped (NO_EXTRACTION_INTENTS).
-            preprocess=extraction_pb2.PreprocessOptions(enable_srl=self._d.settings.enable_srl),
+            srl=srl.preprocess,
         )
         response: extraction_pb2.ExtractResponse = await self._d.deps(
             self._d.deps.extraction.Extract, request, service="extraction"
         )
-        intent = response.preprocess.intent.intent
-        return ExtractionOutput(response=response, skipped_for_intent=intent in NO_EXTRACTION_INTENTS)
+        return ExtractionOutput(response=response)
 
 
 class RubricStage(Stage):

@@ -32,7 +32,6 @@ from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.repository import utc_now, utterance_id
 from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
 from services.orchestrator.stages.graph import discovery_request
-from services.orchestrator.stages.intake import graph_nodes_after
 from services.orchestrator.tracking import newest_labels
 from shared.channels import effective_timeout, error_from_rpc
 from shared.errors import DependencyDeadlineError
@@ -422,5 +421,4 @@ def next_session_state(
         response_depth_history=[*previous.response_depth_history, rubric.depth_score][-DEPTH_HISTORY_MAX:],
         saturation=state.saturation,
         usage=usage,
-        graph_nodes=graph_nodes_after(ctx.get(ContextLoadingOutput), ctx.get(GraphUpdateOutput).response),
     )
