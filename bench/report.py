@@ -225,13 +225,27 @@ def _calibration_lines(calibration: list[dict[str, Any]] | None) -> list[str]:
     if not calibration:
         return []
     readings = "; ".join(f"{c['when']} {_fmt(c['median_ms'])} ms" for c in calibration)
-    return [
+    lines = [
         f"Machine speed (`python -m bench.calibrate`, a fixed CPU workload, median of "
         f"{calibration[0]['repeats']}; lower is faster): {readings}. The host's speed varies from day "
         "to day and within minutes: a reading tells a slow run from a fast one, it does not correct "
         "a figure.",
         "",
     ]
+    paused = [c for c in calibration if "after_pause_ratio" in c]
+    if paused:  # reports from before the reading existed have none
+        ratios = "; ".join(
+            f"{c['when']} ×{_fmt(c['after_pause_ratio'])} "
+            f"({_fmt(c['after_pause_us'])} against {_fmt(c['back_to_back_us'])} µs)"
+            for c in paused
+        )
+        lines[-1:-1] = [
+            "",
+            f"Cost of a pause (the same small piece of work right after a {_fmt(paused[0]['pause_ms'])} ms "
+            f"sleep, against back to back): {ratios}. Every service of a turn works right after "
+            "waiting for the others, so this factor weighs on the whole non-LLM overhead.",
+        ]
+    return lines
 
 
 def _database_section(db: dict[str, Any]) -> list[str]:

@@ -239,7 +239,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "plan": plan.__dict__,
         "databases": {},
     }
-    calibration = report["machine"]["calibration"] = [{"when": "start", **calibrate.measure()}]
+    calibration = report["machine"]["calibration"] = [{"when": "start", **calibrate.reading()}]
     fake = await start_fake(0)
     began = time.monotonic()
     try:
@@ -249,7 +249,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             report["databases"]["sqlite"] = await run_database(
                 "sqlite", sqlite_urls(work / "sqlite"), fake, logs(args.out, "sqlite"), plan
             )
-            calibration.append({"when": "after sqlite", **calibrate.measure()})
+            calibration.append({"when": "after sqlite", **calibrate.reading()})
             pg_server = os.environ.get("TEST_DATABASE_URL", "")
             if pg_server and not args.no_postgres:
                 database = await create_pg_database(pg_server)
@@ -260,7 +260,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 finally:
                     await drop_pg_database(pg_server, database)
-                calibration.append({"when": "after postgres", **calibrate.measure()})
+                calibration.append({"when": "after postgres", **calibrate.reading()})
             else:
                 report["databases"]["postgres"] = {"skipped": "TEST_DATABASE_URL not set (or --no-postgres)"}
     finally:

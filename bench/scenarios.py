@@ -189,7 +189,14 @@ async def paired_growth(
     `rounds` pairs of interviews are answered one pair after the other and their windows pooled:
     one round's 5 + 5 turns gave ratios from 1.38 to 1.54 for the same code (five rounds in one
     run), a spread as wide as the margin to the target. Each round's own ratio is reported too."""
-    result: dict[str, Any] = {"turns": turns, "rounds": rounds, "error": None, "round_ratios": []}
+    result: dict[str, Any] = {
+        "turns": turns,
+        "rounds": rounds,
+        "error": None,
+        "round_ratios": [],
+        # Per round, each window's turns as answered: (turn, ms) pairs, to see a ratio's outliers.
+        "round_latencies_ms": [],
+    }
     early: list[TurnSample] = []
     late: list[TurnSample] = []
     for _ in range(rounds):
@@ -201,6 +208,12 @@ async def paired_growth(
         early += round_early
         late += round_late
         result["round_ratios"].append(ratio(_median_ms(round_late), _median_ms(round_early)))
+        result["round_latencies_ms"].append(
+            {
+                "early": [[s.turn, round(s.latency_ms, 1)] for s in round_early],
+                "late": [[s.turn, round(s.latency_ms, 1)] for s in round_late],
+            }
+        )
     early_ms, late_ms = _median_ms(early), _median_ms(late)
     result.update(
         {

@@ -165,9 +165,29 @@ def test_the_machine_speed_readings_head_the_report() -> None:
     assert "median of 7" in line
     assert "start 40.1 ms; after sqlite 22.5 ms" in line
     assert markdown.index("Machine speed") < markdown.index("## Targets")
+    # Readings from before the pause cost existed render without its line.
+    assert "Cost of a pause" not in markdown
     # A report without readings (an older JSON) renders without the line.
     del report["machine"]["calibration"]
     assert "Machine speed" not in render_markdown(report)
+
+
+def test_the_cost_of_a_pause_follows_the_machine_speed() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    pause = {"pause_ms": 30.0, "after_pause_us": 570.0, "back_to_back_us": 310.0}
+    speed = {"median_ms": 14.2, "min_ms": 13.5, "repeats": 7}
+    report["machine"]["calibration"] = [
+        {"when": "start", **speed, **pause, "after_pause_ratio": 1.84},
+        {"when": "after sqlite", **speed, **pause, "after_pause_ratio": 1.7},
+    ]
+    report["targets"] = targets(report)
+    lines = render_markdown(report).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Machine speed"))
+    assert lines[at + 1] == ""  # a paragraph of its own
+    pause_line = lines[at + 2]
+    assert pause_line.startswith("Cost of a pause")
+    assert "after a 30.0 ms sleep" in pause_line
+    assert "start ×1.84 (570.0 against 310.0 µs); after sqlite ×1.70" in pause_line
 
 
 def test_pooled_rounds_are_named_with_each_pairs_ratio() -> None:

@@ -131,3 +131,9 @@ def test_rounds_are_pooled_and_each_reported() -> None:
     assert (result["early_window_median_ms"], result["late_window_median_ms"]) == (10.0, 50.0)
     assert result["late_over_early"] == 5.0
     assert (result["early_turns"], result["late_turns"]) == ([3, 4, 5, 6, 7], [46, 47, 48, 49, 50])
+    # Each round's windows, turn by turn: the third round's old turns took t + 4 ms.
+    assert len(result["round_latencies_ms"]) == 3
+    assert result["round_latencies_ms"][2] == {
+        "early": [[t, 10.0] for t in range(3, 8)],
+        "late": [[t, float(t + 4)] for t in range(46, 51)],
+    }
