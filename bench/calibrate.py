@@ -86,7 +86,7 @@ def measure(
 
 
 def small_workload() -> int:
-    """The workload cut to about a handler's share of a turn (0.3 ms on the 2-core machine)."""
+    """The workload cut to about a handler's share of a turn (0.25 ms on the 2-core machine)."""
     return workload(nodes=PAUSE_NODES, rounds=1)
 
 

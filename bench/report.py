@@ -239,11 +239,11 @@ def _calibration_lines(calibration: list[dict[str, Any]] | None) -> list[str]:
             f"({_fmt(c['after_pause_us'])} against {_fmt(c['back_to_back_us'])} µs)"
             for c in paused
         )
-        lines[-1:-1] = [
-            "",
+        lines += [
             f"Cost of a pause (the same small piece of work right after a {_fmt(paused[0]['pause_ms'])} ms "
             f"sleep, against back to back): {ratios}. Every service of a turn works right after "
             "waiting for the others, so this factor weighs on the whole non-LLM overhead.",
+            "",
         ]
     return lines
 
