@@ -38,7 +38,7 @@ from .domain import (
 from .edges import aggregate_edges
 from .lemmas import Lemmatizer
 from .locks import SessionLocks
-from .merge import SlotIndex
+from .merge import SlotIndex, SlotMatch
 from .proposal import (
     PreparedNode,
     Proposal,
@@ -169,12 +169,11 @@ class SlotDiscovery:
             session_id=req.session_id,
             methodology=methodology.name,
             type_descriptions={t.name: t.description for t in methodology.ontology.nodes},
-            existing_slot_names={t: ns[:_PROMPT_NAMES_PER_TYPE] for t, ns in names.items()},
+            existing_slot_names={t: ns[:_PROMPT_NAMES_PER_TYPE] for t, ns in names.names.items()},
         )
         outcome = await self._proposer.propose(todo, context) if todo else None
         proposals = outcome.proposals if outcome else []
-        texts = [slot_text(p.slot_name, p.description) for p in proposals]
-        vectors = await self._encoder.aencode(texts) if texts else np.zeros((0, EMBEDDING_DIM), np.float32)
+        vectors = await self._proposal_vectors(proposals, names.keys)
         async with self._locks.hold(req.session_id), self._sessions() as db, db.begin():
             conn = await db.connection()
             await lock_session(conn, req.session_id)
@@ -192,13 +191,33 @@ class SlotDiscovery:
         )
         return result
 
+    async def _proposal_vectors(
+        self, proposals: Sequence[Proposal], existing_keys: dict[str, set[str]]
+    ) -> list[FloatArray | None]:
+        """The embeddings of the proposals' slot texts (one batch), None for a proposal named like
+        an existing slot of its type: it merges into that slot by name, which needs no vector. The
+        model is shown the session's slot names to reuse, so in a long interview many proposals
+        are such namesakes, and their texts are the run's largest cost."""
+        keys = [self._lemmatizer.name_key(p.slot_name) for p in proposals]
+        wanted = [
+            i
+            for i, (p, key) in enumerate(zip(proposals, keys, strict=True))
+            if not key or key not in existing_keys.get(p.node_type, ())
+        ]
+        vectors: list[FloatArray | None] = [None] * len(proposals)
+        if wanted:
+            texts = [slot_text(proposals[i].slot_name, proposals[i].description) for i in wanted]
+            for i, vector in zip(wanted, await self._encoder.aencode(texts), strict=True):
+                vectors[i] = vector
+        return vectors
+
     async def _record(
         self,
         conn: AsyncConnection,
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
-        vectors: FloatArray,
+        vectors: Sequence[FloatArray | None],
         outcome: ProposalOutcome | None,
     ) -> DiscoveryResult:
         """The writes of one run inside the caller's locked transaction, and its stored result."""
@@ -273,7 +292,7 @@ class SlotDiscovery:
                 await lock_session(conn, sid)
                 await stored_run(conn, sid, 1)
                 await slot_names_by_type(conn, sid)
-                await self._record(conn, req, nodes, proposals, slot_vectors, None)
+                await self._record(conn, req, nodes, proposals, list(slot_vectors), None)
                 await mappings_of(conn, sid, [n.id for n in nodes])
             finally:
                 await transaction.rollback()
@@ -291,7 +310,7 @@ class SlotDiscovery:
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
-        vectors: FloatArray,
+        vectors: Sequence[FloatArray | None],
         writes: RunWrites,
     ) -> _RunLog:
         """Merge proposals into the session's slots (`writes.slots`), map nodes, promote (inside the
@@ -317,32 +336,37 @@ class SlotDiscovery:
             if not node_ids:
                 continue  # mapped meanwhile by a concurrent run of another turn
             key = self._lemmatizer.name_key(proposal.slot_name)
-            match = index.match(proposal.node_type, key, vector)
+            match = index.match_name(proposal.node_type, key) if vector is None else None
             if match is None:
-                slot = SlotRecord(
-                    id=str(uuid.uuid4()),
-                    session_id=req.session_id,
-                    slot_name=proposal.slot_name,
-                    name_key=key,
-                    description=proposal.description,
-                    node_type=proposal.node_type,
-                    status=SlotStatus.CANDIDATE.value,
-                    support_count=0,
-                    first_seen_turn=req.turn_number,
-                    promoted_turn=None,
-                    embedding=to_bytes(vector),
-                    new=True,
-                )
-                writes.slots.append(slot)
-                rows[slot.id] = slot
-                index.add(slot.id, slot.node_type, key, vector)
-                log.created[slot.id] = slot
-                kind, similarity = MatchKind.NEW_SLOT, 1.0
-            else:
-                slot = rows[match.slot_id]
-                kind, similarity = match.kind, match.similarity
-                if slot.id not in log.created:
-                    log.updated[slot.id] = slot
+                if vector is None:  # its namesake went with the session (deleted meanwhile)
+                    (vector,) = await self._encoder.aencode(
+                        [slot_text(proposal.slot_name, proposal.description)]
+                    )
+                match = index.match(proposal.node_type, key, vector)
+                if match is None:
+                    created = SlotRecord(
+                        id=str(uuid.uuid4()),
+                        session_id=req.session_id,
+                        slot_name=proposal.slot_name,
+                        name_key=key,
+                        description=proposal.description,
+                        node_type=proposal.node_type,
+                        status=SlotStatus.CANDIDATE.value,
+                        support_count=0,
+                        first_seen_turn=req.turn_number,
+                        promoted_turn=None,
+                        embedding=to_bytes(vector),
+                        new=True,
+                    )
+                    writes.slots.append(created)
+                    rows[created.id] = created
+                    index.add(created.id, created.node_type, key, vector)
+                    log.created[created.id] = created
+                    match = SlotMatch(created.id, MatchKind.NEW_SLOT, 1.0)
+            slot = rows[match.slot_id]
+            kind, similarity = match.kind, match.similarity
+            if slot.id not in log.created:
+                log.updated[slot.id] = slot
             for node_id in node_ids:
                 writes.mappings.append(
                     Mapping(node_id, slot.id, similarity, labels.get(node_id, ""), req.turn_number)

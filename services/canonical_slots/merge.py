@@ -48,13 +48,20 @@ class SlotIndex:
         index.vectors.append(vector)
         index.matrix = None
 
+    def match_name(self, node_type: str, name_key: str) -> SlotMatch | None:
+        """The slot of this node_type with this merge key, if any (the first step of `match`)."""
+        index = self._types.get(node_type)
+        if index is None or not name_key or (slot_id := index.by_key.get(name_key)) is None:
+            return None
+        return SlotMatch(slot_id, MatchKind.NAME_MATCH, 1.0)
+
     def match(self, node_type: str, name_key: str, vector: FloatArray) -> SlotMatch | None:
         """The slot to merge into, or None when the proposal is a new concept."""
         index = self._types.get(node_type)
         if index is None or not index.ids:
             return None
-        if name_key and (slot_id := index.by_key.get(name_key)) is not None:
-            return SlotMatch(slot_id, MatchKind.NAME_MATCH, 1.0)
+        if (named := self.match_name(node_type, name_key)) is not None:
+            return named
         if index.matrix is None:
             index.matrix = np.stack(index.vectors).astype(np.float32)
         sims = index.matrix @ vector

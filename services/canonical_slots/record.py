@@ -117,7 +117,7 @@ _MAPPINGS_OF = select(MAPPINGS.c.surface_node_id, MAPPINGS.c.slot_id, MAPPINGS.c
     MAPPINGS.c.session_id == _SID, MAPPINGS.c.surface_node_id.in_(_IDS)
 )
 _SLOT_NAMES = (
-    select(SLOTS.c.node_type, SLOTS.c.slot_name)
+    select(SLOTS.c.node_type, SLOTS.c.slot_name, SLOTS.c.name_key)
     .where(SLOTS.c.session_id == _SID)
     .order_by(SLOTS.c.node_type, SLOTS.c.slot_name)
 )
@@ -139,12 +139,23 @@ async def mappings_of(conn: AsyncConnection, session_id: str, node_ids: Sequence
     return found
 
 
-async def slot_names_by_type(conn: AsyncConnection, session_id: str) -> dict[str, list[str]]:
-    """Slot names per node_type, sorted (for the proposal prompt)."""
+@dataclass(frozen=True)
+class SlotNames:
+    """The session's slot names per node_type, sorted (for the proposal prompt), and their merge
+    keys per node_type (a proposal with one of them merges by name)."""
+
+    names: dict[str, list[str]]
+    keys: dict[str, set[str]]
+
+
+async def slot_names_by_type(conn: AsyncConnection, session_id: str) -> SlotNames:
+    """The session's slot names and merge keys per node_type."""
     names: dict[str, list[str]] = {}
-    for node_type, name in (await conn.execute(_SLOT_NAMES, {"sid": session_id})).all():
+    keys: dict[str, set[str]] = {}
+    for node_type, name, key in (await conn.execute(_SLOT_NAMES, {"sid": session_id})).all():
         names.setdefault(node_type, []).append(name)
-    return names
+        keys.setdefault(node_type, set()).add(key)
+    return SlotNames(names, keys)
 
 
 _SLOT_COLUMNS = (
