@@ -12,6 +12,7 @@ the schema is ignored (one file per service). The same code runs on both.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -106,7 +107,12 @@ def json_dumps(value: Any) -> str:
 
 def json_loads(text: str | bytes) -> Any:
     """A JSON column's value from its stored text."""
-    return orjson.loads(text)
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        # Rows written before orjson, by the standard library's json, may hold its NaN and
+        # Infinity tokens, which are not JSON: read them the way they were written.
+        return json.loads(text)
 
 
 def create_engine(url: str, *, schema: str | None, **kwargs: Any) -> AsyncEngine:

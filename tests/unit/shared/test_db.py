@@ -34,6 +34,13 @@ def test_json_dumps_writes_nan_and_infinity_as_null() -> None:
     assert json_loads(json_dumps({"a": math.nan, "b": math.inf})) == {"a": None, "b": None}
 
 
+def test_json_loads_reads_what_the_standard_library_wrote() -> None:
+    # Rows stored before orjson: json.dumps writes the non-JSON tokens NaN and Infinity.
+    old = json.dumps({"a": math.nan, "b": -math.inf, "c": "é"})
+    value = json_loads(old)
+    assert math.isnan(value["a"]) and value["b"] == -math.inf and value["c"] == "é"
+
+
 async def test_json_column_round_trip_uses_the_engine_codec(db_url: str) -> None:
     table = Table("json_probe", MetaData(), Column("id", Integer, primary_key=True), Column("doc", JSON))
     engine = create_engine(db_url, schema="json_probe")
