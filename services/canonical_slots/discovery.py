@@ -173,14 +173,16 @@ class SlotDiscovery:
         )
         outcome = await self._proposer.propose(todo, context) if todo else None
         proposals = outcome.proposals if outcome else []
-        vectors = await self._proposal_vectors(proposals, names.keys)
+        # Merge keys once: they pick the texts to encode here and the name matches under the lock.
+        keys = [self._lemmatizer.name_key(p.slot_name) for p in proposals]
+        vectors = await self._proposal_vectors(proposals, keys, names.keys)
         async with self._locks.hold(req.session_id), self._sessions() as db, db.begin():
             conn = await db.connection()
             await lock_session(conn, req.session_id)
             prior = await stored_run(conn, req.session_id, req.turn_number)
             if prior is not None:  # a concurrent duplicate finished while we were proposing
                 return prior.model_copy(update={"replayed": True})
-            result = await self._record(conn, req, nodes, proposals, vectors, outcome)
+            result = await self._record(conn, req, nodes, proposals, keys, vectors, outcome)
         logger.info(
             "slots.discovered",
             session_id=req.session_id,
@@ -192,13 +194,13 @@ class SlotDiscovery:
         return result
 
     async def _proposal_vectors(
-        self, proposals: Sequence[Proposal], existing_keys: dict[str, set[str]]
+        self, proposals: Sequence[Proposal], keys: Sequence[str], existing_keys: dict[str, set[str]]
     ) -> list[FloatArray | None]:
         """The embeddings of the proposals' slot texts (one batch), None for a proposal named like
         an existing slot of its type: it merges into that slot by name, which needs no vector. The
         model is shown the session's slot names to reuse, so in a long interview many proposals
-        are such namesakes, and their texts are the run's largest cost."""
-        keys = [self._lemmatizer.name_key(p.slot_name) for p in proposals]
+        are such namesakes, and their texts are the run's largest cost (`keys`: the proposals'
+        merge keys)."""
         wanted = [
             i
             for i, (p, key) in enumerate(zip(proposals, keys, strict=True))
@@ -217,12 +219,13 @@ class SlotDiscovery:
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
+        keys: Sequence[str],
         vectors: Sequence[FloatArray | None],
         outcome: ProposalOutcome | None,
     ) -> DiscoveryResult:
         """The writes of one run inside the caller's locked transaction, and its stored result."""
         writes = RunWrites(slots=await session_slots(conn, req.session_id))
-        log = await self._apply(conn, req, nodes, proposals, vectors, writes)
+        log = await self._apply(conn, req, nodes, proposals, keys, vectors, writes)
         run_mappings = {m.surface_node_id: m.slot_id for m in writes.mappings}
         edges = await session_edges(conn, req.session_id)
         edges_created, edges_updated, pending = await aggregate_edges(conn, req, run_mappings, edges, writes)
@@ -292,7 +295,8 @@ class SlotDiscovery:
                 await lock_session(conn, sid)
                 await stored_run(conn, sid, 1)
                 await slot_names_by_type(conn, sid)
-                await self._record(conn, req, nodes, proposals, list(slot_vectors), None)
+                keys = [self._lemmatizer.name_key(p.slot_name) for p in proposals]
+                await self._record(conn, req, nodes, proposals, keys, list(slot_vectors), None)
                 await mappings_of(conn, sid, [n.id for n in nodes])
             finally:
                 await transaction.rollback()
@@ -310,6 +314,7 @@ class SlotDiscovery:
         req: DiscoverSlotsInput,
         nodes: Sequence[PreparedNode],
         proposals: Sequence[Proposal],
+        keys: Sequence[str],
         vectors: Sequence[FloatArray | None],
         writes: RunWrites,
     ) -> _RunLog:
@@ -331,11 +336,10 @@ class SlotDiscovery:
                 match=MatchKind.EXISTING_MAPPING,
             )
         labels = {n.id: n.label for n in nodes}
-        for proposal, vector in zip(proposals, vectors, strict=True):
+        for proposal, key, vector in zip(proposals, keys, vectors, strict=True):
             node_ids = [i for i in proposal.node_ids if i not in log.assignments]
             if not node_ids:
                 continue  # mapped meanwhile by a concurrent run of another turn
-            key = self._lemmatizer.name_key(proposal.slot_name)
             match = index.match_name(proposal.node_type, key) if vector is None else None
             if match is None:
                 if vector is None:  # its namesake went with the session (deleted meanwhile)
