@@ -8,6 +8,10 @@ run, so that a slow day can be told from a slow commit. It is a reading of the m
 correction: the speed also moves within minutes (20 to 54 ms for this workload during one A/B run),
 which is why the growth target is measured side by side (`bench.scenarios.paired_growth`).
 
+The workload is what the services spend their own CPU on: protobuf messages built, serialised and
+parsed (a 150-node tracker as the orchestrator sends it to scoring), JSON encoded and decoded (the
+stored tracker), and plain Python dict and string work. It is single-threaded and deterministic.
+
 A second reading, `pause_cost`, is what this host charges for having slept: a small piece of the
 same work (0.25 ms) timed right after a 30 ms pause and again at once. A turn is a relay through
 seven processes, each of which waits tens of milliseconds for the others between its calls, so
