@@ -4,6 +4,12 @@ Every answer states a three-rung ladder in new words — a product feature, what
 respondent, how that feels — so that each turn creates new nodes and edges (no saturation stop) and
 is long enough to score as a deep answer. Word lists are distinct by turn (50 of each rung), so
 the graph store's similarity dedup rarely merges them; `answer(turn, offset)` is deterministic.
+
+The services cache the embeddings of the labels they have encoded, for as long as they run: a
+scenario that repeats an earlier scenario's words skips those encodings and reads cheaper than a new
+interview would. From the second round of the word lists on (index 50 and up) every rung ends in
+the round's own qualifier word, so every index names labels no other index names, and
+`FreshAnswers` hands each scenario indices no earlier one got.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ FEATURES = (
     "wide soundstage design",
     "compact carrying pouch",
     "swivel ear cups",
-    "built in FM tuner",
+    "built in FM receiver",
     "hearing test calibration",
     "wind noise reduction",
     "sweat proof fabric",
@@ -79,7 +85,7 @@ EFFECTS = (
     "switches between phone and tablet",
     "hides the office air conditioning",
     "makes film dialogue clearer",
-    "stays put at the gym",
+    "stays put during workouts",
     "avoids buying new batteries",
     "keeps the library quiet",
     "plays audiobooks on long drives",
@@ -119,7 +125,7 @@ FEELINGS = (
     "relaxed on Sunday mornings",
     "confident presenting to clients",
     "free from constant worry",
-    "close to distant friends",
+    "close to relatives overseas",
     "independent while travelling alone",
     "organised at the start of each week",
     "respected by my team",
@@ -153,7 +159,7 @@ FEELINGS = (
     "sure of my own taste",
     "generous sharing recommendations",
     "balanced between work and home",
-    "energetic at the gym",
+    "energetic during spin classes",
     "thoughtful about waste",
     "patient in traffic jams",
     "content with simple routines",
@@ -171,10 +177,81 @@ TEMPLATES = (
 )
 
 
+# One per round of the word lists after the first: a content word (not one `bench.auto_llm` drops
+# from a label, nor a clause boundary) that ends every rung, and so every label, of that round.
+QUALIFIERS = (
+    "lately",
+    "nowadays",
+    "daily",
+    "weekly",
+    "nearby",
+    "gladly",
+    "indoors",
+    "promptly",
+    "everywhere",
+    "regularly",
+    "together",
+    "freely",
+    "upstairs",
+    "tonight",
+    "sometimes",
+    "often",
+    "quietly",
+    "happily",
+    "anywhere",
+    "recently",
+    "locally",
+    "online",
+    "seasonally",
+    "occasionally",
+    "constantly",
+    "always",
+    "eventually",
+    "instantly",
+    "privately",
+    "annually",
+)
+ROUND = len(FEATURES)
+# Indices 0 .. CAPACITY - 1 name distinct labels (round 0 plain, rounds 1.. qualified).
+CAPACITY = ROUND * (len(QUALIFIERS) + 1)
+
+
 def answer(turn: int, offset: int = 0) -> str:
-    """The answer for `turn` (1-based); sessions with different `offset` say different things."""
+    """The answer for `turn` (1-based) from word-list index `turn - 1 + offset`: the lists' entries
+    at the index modulo 50, each followed by the round's qualifier from index 50 on."""
     i = turn - 1 + offset
-    n = len(FEATURES)
+    if not 0 <= i < CAPACITY:
+        raise ValueError(f"answer index {i} outside 0..{CAPACITY - 1}")
+    qualifier = f" {QUALIFIERS[i // ROUND - 1]}" if i >= ROUND else ""
     return TEMPLATES[i % len(TEMPLATES)].format(
-        feature=FEATURES[i % n], effect=EFFECTS[(i * 7 + 3) % n], feeling=FEELINGS[(i * 11 + 5) % n]
+        feature=FEATURES[i % ROUND] + qualifier,
+        effect=EFFECTS[(i * 7 + 3) % ROUND] + qualifier,
+        feeling=FEELINGS[(i * 11 + 5) % ROUND] + qualifier,
     )
+
+
+class FreshAnswers:
+    """Hands out answer offsets whose indices no earlier `take` got: answers whose labels a set of
+    running services has not encoded yet (one allocator per set of processes, since the embedding
+    caches live as long as the processes).
+
+    It starts at round 1, so that every scenario's answers carry a qualifier and are of one length
+    whichever round they fall in."""
+
+    def __init__(self, start: int = ROUND) -> None:
+        self._next = start
+
+    def take(self, turns: int, *, align: bool = False) -> int:
+        """The offset for `turns` turns of unused indices (`run_session(..., offset=...)` answers
+        turn t with index offset + t - 1). `align`: start at a round's beginning, so that a 50-turn
+        interview answers in one round, each of its turns in new words."""
+        if turns < 1:
+            raise ValueError("turns must be >= 1")
+        if align and self._next % ROUND:
+            self._next += ROUND - self._next % ROUND
+        offset = self._next
+        if offset + turns > CAPACITY:
+            raise ValueError(f"out of fresh answers: {turns} turns from index {offset}, capacity {CAPACITY}")
+        self._next += turns
+        # answer(turn, offset) uses index turn - 1 + offset: turn 1 gets index `offset`.
+        return offset

@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,14 +152,17 @@ async def run_session(
 
 
 async def throughput(
-    client: Client, sessions: int, turns_each: int, *, max_turns: int = 50
+    client: Client, offsets: Sequence[int], turns_each: int, *, max_turns: int = 50
 ) -> dict[str, Any]:
-    """`sessions` interviews answered concurrently; turns per second over the answering phase."""
+    """One interview per answer offset, answered concurrently; turns per second over the answering
+    phase."""
+    sessions = len(offsets)
     ids = [sid for sid, _ in await asyncio.gather(*(client.create(max_turns) for _ in range(sessions)))]
     began = time.monotonic()
-    runs = await asyncio.gather(
-        *(run_session(client, sid, turns_each, offset=i * 17) for i, sid in enumerate(ids))
+    answering = (
+        run_session(client, sid, turns_each, offset=offset) for sid, offset in zip(ids, offsets, strict=True)
     )
+    runs = await asyncio.gather(*answering)
     wall = time.monotonic() - began
     samples = [s for r in runs for s in r.samples]
     return {

@@ -355,6 +355,9 @@ def _database_section(db: dict[str, Any]) -> list[str]:
             "",
             "### Concurrent sessions (0 ms LLM)",
             "",
+            "Each session answers in words no other session or scenario used: the services encode "
+            "every label, as for new interviews (`bench.answers.FreshAnswers`).",
+            "",
             "| sessions | turns | wall s | turns/s | turn latency p50 / p95 ms | CPU ms/turn, all services "
             "| failed sessions |",
             "|---:|---:|---:|---:|---:|---:|---|",

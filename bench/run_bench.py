@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import calibrate, scenarios
+from bench.answers import ROUND, FreshAnswers
 from bench.drive import Client, FakeControl
 from bench.procs import (
     ROOT,
@@ -47,21 +48,9 @@ from bench.procs import (
 from bench.report import render_markdown, targets
 
 SLOW_MS = 300.0
-# Answer offsets (`bench.answers.answer(turn, offset)` uses word-list index turn - 1 + offset, mod 50).
-WARM_OFFSET = 101
-# The cold-start scenario's six turn-1 answers (indices 40-45, new words for each session).
-COLD_OFFSET = 40
 WARM_TURNS = 3
-SLOW_OFFSET = 7
-STREAM_OFFSET = 13
-# The first 50-turn session's windows (turns 3-7 and 46-50) use indices 28-32 and 21-25, which no
-# scenario before it used (0-20, and 40-45 in the cold start): the services' embedding caches are
-# cold in both windows, as in a new interview. With offset 0 its turns 1-20 repeated the sequential
-# scenario's answers word for word, so turn 5 skipped the encodings turn 48 paid (cached labels),
-# inflating turn 50 / turn 5.
-LONG_OFFSET = 26
-# The second one comes after the first has used every index: warm in both windows.
-SECOND_LONG_OFFSET = 23
+# The cold-start scenario: a first session and five warm ones, each answering a turn 1 of its own.
+COLD_SESSIONS = 6
 
 
 @dataclass(frozen=True)
@@ -87,6 +76,15 @@ class Plan:
             paired_rounds=1,
             levels=((1, 4), (10, 2), (20, 2), (50, 1)),
         )
+
+    def fresh_indices(self) -> int:
+        """How many answer indices one database's scenarios take from `FreshAnswers` at most
+        (the cold start, each mode's sequential scenarios, the long session aligned to a round,
+        every concurrent session)."""
+        per_mode = WARM_TURNS + self.sequential_turns + self.slow_turns + self.stream_turns
+        concurrent = sum(sessions * turns for sessions, turns in self.levels)
+        # Aligning the long session to a round skips at most ROUND - 1 indices.
+        return COLD_SESSIONS + len(self.modes) * per_mode + ROUND - 1 + self.long_turns + concurrent
 
 
 @dataclass(frozen=True)
@@ -139,7 +137,12 @@ async def run_database(
             print(f"[{kind}] services up in {result['startup_s']} s; cold start", flush=True)
             meter = LoadMeter()
             meter.start([*services.pids, fake.process.pid])
-            result["cold_start"] = await scenarios.cold_start(client, control, offset=COLD_OFFSET)
+            # Every measured scenario answers in words these processes have not encoded yet (their
+            # embedding caches live as long as they do), as a new interview would: see FreshAnswers.
+            fresh = FreshAnswers()
+            result["cold_start"] = await scenarios.cold_start(
+                client, control, COLD_SESSIONS - 1, offset=fresh.take(COLD_SESSIONS)
+            )
             result["cold_start"]["machine"] = meter.stop()
             for i, mode in enumerate(plan.modes):
                 if i > 0:
@@ -148,7 +151,7 @@ async def run_database(
                     client = Client(services.target)
                 meter.start([*services.pids, fake.process.pid])
                 result["modes"][mode] = await run_mode(
-                    kind, mode, client, control, services, plan, first=i == 0
+                    kind, mode, client, control, services, plan, fresh, first=i == 0
                 )
                 result["modes"][mode]["machine"] = meter.stop()
             result["memory"] = scenarios.peak_memory(services)
@@ -160,38 +163,55 @@ async def run_database(
 
 
 async def run_mode(
-    kind: str, mode: str, client: Client, fake: FakeControl, services: ServiceSet, plan: Plan, *, first: bool
+    kind: str,
+    mode: str,
+    client: Client,
+    fake: FakeControl,
+    services: ServiceSet,
+    plan: Plan,
+    fresh: FreshAnswers,
+    *,
+    first: bool,
 ) -> dict[str, Any]:
-    """The scenarios of one slot-discovery mode (the long sessions and concurrency only once)."""
+    """The scenarios of one slot-discovery mode (the long sessions and concurrency only once).
+
+    Only the orchestrator restarts between modes: the second mode's scenarios take new words from
+    `fresh` too, or they would find the first mode's labels in the other services' caches."""
     out: dict[str, Any] = {}
     print(f"[{kind}/{mode}] sequential at 0 ms", flush=True)
     await fake.set_latency(0)
-    await scenarios.sequential(client, fake, WARM_TURNS, offset=WARM_OFFSET)  # warm the orchestrator
-    out["llm_0ms"] = await scenarios.sequential(client, fake, plan.sequential_turns, services=services)
+    # Warms the orchestrator (a restarted process in the second mode).
+    await scenarios.sequential(client, fake, WARM_TURNS, offset=fresh.take(WARM_TURNS))
+    out["llm_0ms"] = await scenarios.sequential(
+        client, fake, plan.sequential_turns, services=services, offset=fresh.take(plan.sequential_turns)
+    )
     print(f"[{kind}/{mode}] sequential at {SLOW_MS:.0f} ms", flush=True)
     await fake.set_latency(SLOW_MS)
     out[f"llm_{SLOW_MS:.0f}ms"] = await scenarios.sequential(
-        client, fake, plan.slow_turns, services=services, offset=SLOW_OFFSET
+        client, fake, plan.slow_turns, services=services, offset=fresh.take(plan.slow_turns)
     )
     print(f"[{kind}/{mode}] StreamTurn at {SLOW_MS:.0f} ms", flush=True)
     out[f"stream_{SLOW_MS:.0f}ms"] = await scenarios.sequential(
-        client, fake, plan.stream_turns, stream=True, offset=STREAM_OFFSET
+        client, fake, plan.stream_turns, stream=True, offset=fresh.take(plan.stream_turns)
     )
     await fake.set_latency(0)
     if first:
         print(f"[{kind}/{mode}] two {plan.long_turns}-turn sessions", flush=True)
+        # One round of the word lists: every turn in new words, answers of one length throughout.
+        long_offset = fresh.take(plan.long_turns, align=True)
         out["long_session"] = await scenarios.long_session(
-            client, fake, services, plan.long_turns, offset=LONG_OFFSET
+            client, fake, services, plan.long_turns, offset=long_offset
         )
+        # The same answers again: the caches are warm in both windows (the memory plateau).
         out["long_session_2"] = await scenarios.long_session(
-            client, fake, services, plan.long_turns, offset=SECOND_LONG_OFFSET
+            client, fake, services, plan.long_turns, offset=long_offset
         )
         print(f"[{kind}/{mode}] turn {plan.long_turns} and turn 5, side by side", flush=True)
         out["paired_growth"] = await scenarios.paired_growth(
-            client, plan.long_turns, offset=LONG_OFFSET, rounds=plan.paired_rounds
+            client, plan.long_turns, offset=long_offset, rounds=plan.paired_rounds
         )
         print(f"[{kind}/{mode}] concurrency {[n for n, _ in plan.levels]}", flush=True)
-        out["concurrency"] = await scenarios.concurrency(client, services, plan.levels)
+        out["concurrency"] = await scenarios.concurrency(client, services, plan.levels, fresh)
     return out
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc.aio
 
-from bench.answers import answer
+from bench.answers import FreshAnswers, answer
 from bench.drive import Client, FakeControl, SessionRun, TurnSample, run_session, throughput
 from bench.fake_provider import CallRecord
 from bench.procs import ServiceSet
@@ -292,13 +292,17 @@ def _rss(services: ServiceSet) -> dict[str, float]:
 
 
 async def concurrency(
-    client: Client, services: ServiceSet, levels: Sequence[tuple[int, int]]
+    client: Client, services: ServiceSet, levels: Sequence[tuple[int, int]], fresh: FreshAnswers
 ) -> list[dict[str, Any]]:
-    """Turns per second with N sessions answering concurrently (N, turns each)."""
+    """Turns per second with N sessions answering concurrently (N, turns each).
+
+    Every session answers in words of its own from `fresh`: sessions sharing words (or reusing an
+    earlier scenario's) skip the label encodings a new interview pays, which read as throughput."""
     out = []
     for sessions, turns_each in levels:
+        offsets = [fresh.take(turns_each) for _ in range(sessions)]
         before = services.cpu()
-        result = await throughput(client, sessions, turns_each)
+        result = await throughput(client, offsets, turns_each)
         if result["turns"]:
             result["cpu_ms_per_turn"] = cpu_per_turn(before, services.cpu(), result["turns"])
         latencies = result.pop("latencies_ms")

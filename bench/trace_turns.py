@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from bench import spans
+from bench.answers import FreshAnswers
 from bench.drive import Client, FakeControl, run_session
 from bench.procs import ROOT, ServiceSet, sqlite_urls
-from bench.run_bench import LONG_OFFSET, WARM_OFFSET, WARM_TURNS, start_child, start_fake
+from bench.run_bench import WARM_TURNS, start_child, start_fake
 from services.launcher import SERVICES
 
 
@@ -74,12 +75,14 @@ async def trace(
                 await services.start()
                 client = Client(services.target)
                 try:
+                    fresh = FreshAnswers()
                     warm, _ = await client.create(max_turns=50)
-                    await run_session(client, warm, WARM_TURNS, offset=WARM_OFFSET)
+                    await run_session(client, warm, WARM_TURNS, offset=fresh.take(WARM_TURNS))
                     session_id, _ = await client.create(max_turns=max(turns, 50))
-                    # Answered as the benchmark's first long session: its windows 3-7 and 46-50 use
-                    # words the warm-up did not, so the embedding caches are cold there.
-                    run = await run_session(client, session_id, turns, offset=LONG_OFFSET)
+                    # Answered as the benchmark's first long session: every turn in words the
+                    # warm-up did not use (the embedding caches are cold throughout), one round of
+                    # the word lists per 50 turns.
+                    run = await run_session(client, session_id, turns, offset=fresh.take(turns, align=True))
                 finally:
                     await client.close()
             finally:
