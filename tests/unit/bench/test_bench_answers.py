@@ -22,18 +22,18 @@ from shared.methodology import MethodologyRegistry
 CONFIG = Path(__file__).resolve().parents[3] / "config"
 
 
-def _labels(index: int) -> list[str]:
-    """The concept labels the benchmark's fake provider extracts from the answer at `index`."""
-    methodology = MethodologyRegistry(CONFIG).get("means_end_chain")
-    text = answer(1, index)
-    request = ExtractionRequest(session_id="s", utterance_id="u", text=text, methodology=methodology.name)
-    reply = extraction_reply(system_prompt(methodology), user_prompt(request, []))
-    return [c["label"] for c in reply["concepts"]]
-
-
 @pytest.fixture(scope="module")
 def labels_by_index() -> list[list[str]]:
-    return [_labels(i) for i in range(CAPACITY)]
+    """Per index, the concept labels the benchmark's fake provider extracts from its answer."""
+    methodology = MethodologyRegistry(CONFIG).get("means_end_chain")
+    system = system_prompt(methodology)
+    out = []
+    for index in range(CAPACITY):
+        text = answer(1, index)
+        request = ExtractionRequest(session_id="s", utterance_id="u", text=text, methodology=methodology.name)
+        reply = extraction_reply(system, user_prompt(request, []))
+        out.append([c["label"] for c in reply["concepts"]])
+    return out
 
 
 def test_every_index_names_labels_no_other_index_names(labels_by_index: list[list[str]]) -> None:
