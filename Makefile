@@ -95,9 +95,9 @@ simulate: install
 	@base=$(SIM_PORT); \
 	export ORCHESTRATOR_PORT=$$base EXTRACTION_PORT=$$((base+1)) GRAPH_STORE_PORT=$$((base+2)) \
 	       CANONICAL_SLOTS_PORT=$$((base+3)) SCORING_PORT=$$((base+4)) QUESTION_PORT=$$((base+5)); \
-	export ORCHESTRATOR_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/orchestrator.db \
-	       GRAPH_STORE_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/graph_store.db \
-	       CANONICAL_SLOTS_DATABASE_URL=sqlite+aiosqlite:///./$(SIM_DATA)/canonical_slots.db; \
+	export ORCHESTRATOR_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/orchestrator.db \
+	       GRAPH_STORE_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/graph_store.db \
+	       CANONICAL_SLOTS_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/canonical_slots.db; \
 	$(PY) -m services.launcher > $(SIM_DATA)/services.log 2>&1 & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
 	$(PY) -m simulation wait --target 127.0.0.1:$$base --timeout 240 && \
