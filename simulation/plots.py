@@ -40,13 +40,19 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
+def revealed_per_turn(record: RunRecord) -> list[int]:
+    """Hidden elements out after each turn: revealed by the story or named in passing."""
+    out, running = [], 0
+    for t in record.turns:
+        running += len(t.revealed_elements) + len(t.mentioned_elements)
+        out.append(running)
+    return out
+
+
 def graph_growth(record: RunRecord, path: Path, elements_total: int) -> Path:
     """Nodes, edges and revealed hidden elements after each turn."""
     turns = [t.turn for t in record.turns]
-    revealed, running = [], 0
-    for t in record.turns:
-        running += len(t.revealed_elements)
-        revealed.append(running)
+    revealed = revealed_per_turn(record)
     fig = Figure(figsize=(8, 4.5))
     ax = fig.add_subplot()
     ax.plot(turns, [t.node_count for t in record.turns], marker="o", label="graph nodes")

@@ -33,6 +33,9 @@ class TurnRecord(BaseModel):
     focus_element: str | None = None
     revealed_elements: list[str] = Field(default_factory=list)
     revealed_links: list[str] = Field(default_factory=list)
+    mentioned_elements: list[str] = Field(
+        default_factory=list, description="Elements first named only in passing (see RespondentTurn)."
+    )
     behaviours: list[str] = Field(default_factory=list)
     strategy: str = ""
     focus_node_id: str = ""

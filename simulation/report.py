@@ -26,6 +26,12 @@ def _cell(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def _said(revealed: list[str], mentioned: list[str]) -> str:
+    """The transcript's "revealed" cell: elements named only in passing are marked as such."""
+    items = [*revealed, *(f"{e} (in passing)" for e in mentioned)]
+    return ", ".join(items) or "—"
+
+
 def write_record(record: RunRecord, directory: Path) -> Path:
     """`record.json` in `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -132,7 +138,7 @@ def markdown(record: RunRecord) -> str:
         focus = asked_by.focus_label if asked_by else ""
         lines.append(
             f"| {t.turn} | {strategy} | {_cell(focus, 40)} | {_cell(t.question)} | {_cell(t.answer, 220)} | "
-            f"{', '.join(t.revealed_elements) or '—'} |"
+            f"{_said(t.revealed_elements, t.mentioned_elements)} |"
         )
     lines += [
         "",

@@ -84,6 +84,7 @@ async def run_interview(client: InterviewClient, respondent: Respondent, spec: R
                     "focus_element": said.focus_element,
                     "revealed_elements": said.revealed_elements,
                     "revealed_links": said.revealed_links,
+                    "mentioned_elements": said.mentioned_elements,
                     "behaviours": said.behaviours,
                 }
             )

@@ -24,6 +24,11 @@ class RespondentTurn(BaseModel):
     revealed_links: list[str] = Field(
         default_factory=list, description="Link ids (`source->target`) first stated."
     )
+    mentioned_elements: list[str] = Field(
+        default_factory=list,
+        description="Element ids first named only in passing, inside what the answer said of another "
+        "element (the offline engine; the LLM engine lists every detected mention as revealed).",
+    )
     behaviours: list[str] = Field(default_factory=list, description="Persona behaviours that fired.")
 
 
@@ -48,5 +53,5 @@ class Respondent(Protocol):
         ...
 
     def revealed(self) -> tuple[set[str], set[str]]:
-        """Element ids and link ids revealed so far."""
+        """Element ids and link ids revealed so far (elements named in passing included)."""
         ...

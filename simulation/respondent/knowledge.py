@@ -45,6 +45,11 @@ class KnowledgeState:
         rng.shuffle(self.chain_order)
         self.revealed: dict[str, int] = {}
         self.revealed_links: dict[str, int] = {}
+        # Elements an answer named in full before any step revealed them, e.g. the solution inside a
+        # timeline event's phrasing ("I saw a colleague's capsule machine"). Kept apart from
+        # `revealed`, which the planner reads, so the story still tells them (and their links).
+        self.mentioned: dict[str, int] = {}
+        self._said_tokens = {e.id: [lemmatizer.content(t) for t in e.texts] for e in scenario.elements}
         self.opened: list[str] = []
         self.probes: Counter[str] = Counter()
         self.current: HiddenElement | None = None
@@ -283,7 +288,8 @@ class KnowledgeState:
         for step in steps:
             if step.element.id not in self.revealed:
                 self.revealed[step.element.id] = turn
-                new_elements.append(step.element.id)
+                if step.element.id not in self.mentioned:  # already out, named in passing
+                    new_elements.append(step.element.id)
             if step.link is not None and step.link.id not in self.revealed_links:
                 self.revealed_links[step.link.id] = turn
                 new_links.append(step.link.id)
@@ -293,6 +299,23 @@ class KnowledgeState:
             self.current_chain = step.chain or self.current_chain
         # a link between two revealed elements stated in one answer counts once both are out
         return new_elements, new_links
+
+    def mention(self, answer: str, turn: int) -> list[str]:
+        """Record the elements `answer` names in full (every content lemma of the label or of one
+        phrasing) that neither a step nor an earlier answer has brought out; returns them."""
+        words = self.lemmas.content(answer)
+        new: list[str] = []
+        for el in self.scenario.elements:
+            if el.id in self.revealed or el.id in self.mentioned:
+                continue
+            if any(toks and toks <= words for toks in self._said_tokens[el.id]):
+                self.mentioned[el.id] = turn
+                new.append(el.id)
+        return new
+
+    def said(self) -> set[str]:
+        """Element ids that are out: revealed by a step or named in passing."""
+        return set(self.revealed) | set(self.mentioned)
 
     def unrevealed_count(self) -> int:
         """Elements not revealed yet."""

@@ -5,7 +5,9 @@ phrasings of what it has said so far), (2) reads what the question asks for
 (`questions.classify`), (3) plans what to reveal (`planner.Planner`), and (4) lets the persona
 shape the answer: question the question, deflect, hedge, add feelings, detail or a tangent,
 drift back to a favourite topic, tire (`style`). It records which hidden elements and links
-each answer revealed.
+each answer revealed, and which elements it named only in passing (the whole label or phrasing
+of one element inside what it said of another: "a capsule machine" in "I saw a capsule machine at
+a colleague's desk"), since the graph may hold those too.
 
 Deterministic: every choice comes from one `random.Random` seeded with (seed, persona,
 scenario), so the same questions always get the same answers.
@@ -54,8 +56,8 @@ class OfflineRespondent:
         return LLMUsage(client="respondent", provider="offline", calls=0)
 
     def revealed(self) -> tuple[set[str], set[str]]:
-        """Element ids and link ids revealed so far."""
-        return set(self.state.revealed), set(self.state.revealed_links)
+        """Element ids (revealed by a step or named in passing) and link ids revealed so far."""
+        return self.state.said(), set(self.state.revealed_links)
 
     async def answer(self, question: str, turn: int) -> str:
         """The answer to `question` in `turn` (see `respond`)."""
@@ -74,6 +76,7 @@ class OfflineRespondent:
         if not steps and focus is not None:
             self.state.current = focus
         text = render(draft, self.persona, mood, self.rng)
+        mentioned = self.state.mention(text, turn)
         self.log.append(
             RespondentTurn(
                 turn=turn,
@@ -84,6 +87,7 @@ class OfflineRespondent:
                 focus_element=focus.id if focus else None,
                 revealed_elements=new_elements,
                 revealed_links=new_links,
+                mentioned_elements=mentioned,
                 behaviours=draft.behaviours,
             )
         )

@@ -41,3 +41,12 @@ def test_numeric_signals_keep_numbers_and_map_depth(mini_scenario: Scenario, lem
     assert series["graph.max_depth"] == [(1, 0.2), (2, 0.4), (3, 0.6), (4, 0.6)]
     assert series["llm.response_depth"] == [(1, 1 / 3), (2, 2 / 3), (3, 1.0)]
     assert series["graph.chain_completion.has_complete"] == [(1, 0.0)]
+
+
+def test_revealed_per_turn_counts_elements_named_in_passing(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    record = _finished(mini_scenario, lemmatizer)
+    assert plots.revealed_per_turn(record) == [1, 2, 3, 4]
+    record.turns[1] = record.turns[1].model_copy(update={"mentioned_elements": ["a_light", "v_peace"]})
+    assert plots.revealed_per_turn(record) == [1, 4, 5, 6]

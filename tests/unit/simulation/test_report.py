@@ -44,3 +44,13 @@ def test_index_lists_runs_and_means(mini_scenario: Scenario, lemmatizer: Lemmati
     assert "| plain | 1 | 4.0 | 71% | 60% | 50% | 57% | 33% |" in text
     summary = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))
     assert summary[0]["metrics"]["recall"]["elements_recovered"] == 5
+
+
+def test_transcript_marks_elements_named_in_passing(
+    tmp_path: Path, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    record = _finished(mini_scenario, lemmatizer)
+    record.turns[2] = record.turns[2].model_copy(update={"mentioned_elements": ["v_peace"]})
+    text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
+    assert text.count(" | p_calm, v_peace (in passing) |") == 1
+    assert " | a_battery |" in text  # a turn without mentions keeps the plain list

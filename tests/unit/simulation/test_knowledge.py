@@ -1,0 +1,51 @@
+"""The offline respondent's bookkeeping of what is out: steps of the story and names in passing."""
+
+from __future__ import annotations
+
+import random
+
+from simulation.respondent.knowledge import KnowledgeState, Step
+from simulation.scenarios import Scenario
+from simulation.text import Lemmatizer
+
+
+def _state(scenario: Scenario, lemmatizer: Lemmatizer) -> KnowledgeState:
+    return KnowledgeState(scenario, lemmatizer, random.Random(0))
+
+
+def test_mention_needs_every_content_word_of_a_label_or_phrasing(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    state = _state(mini_scenario, lemmatizer)
+    assert state.mention("The battery was fine, honestly.", 1) == []  # one word of "long battery life"
+    assert state.mention("Mostly that it has a long battery life.", 2) == ["a_battery"]
+    assert state.mention("Did I say the long battery life?", 3) == []  # named once
+    assert state.mentioned == {"a_battery": 2}
+    assert state.revealed == {}  # the story has told nothing yet
+    assert state.said() == {"a_battery"}
+
+
+def test_an_element_the_story_revealed_is_not_mentioned_again(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    state = _state(mini_scenario, lemmatizer)
+    state.mark([Step(mini_scenario.element("a_noise"))], 1)
+    assert state.mention("Just the noise cancelling, really.", 2) == []
+    assert state.mentioned == {}
+
+
+def test_a_step_to_an_element_named_in_passing_states_its_link_but_not_the_element_again(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    state = _state(mini_scenario, lemmatizer)
+    battery, charge = mini_scenario.element("a_battery"), mini_scenario.element("f_charge")
+    assert state.mention("I don't have to charge them daily.", 1) == ["f_charge"]
+    new, links = state.mark([Step(battery)], 2)
+    assert (new, links) == (["a_battery"], [])
+    chain = mini_scenario.chains_with("a_battery")[0]
+    link = mini_scenario.link_between("a_battery", "f_charge")
+    new, links = state.mark([Step(charge, battery, link, chain)], 3)
+    assert new == []  # already out since turn 1
+    assert links == ["a_battery->f_charge"]
+    assert state.revealed == {"a_battery": 2, "f_charge": 3}
+    assert state.said() == {"a_battery", "f_charge"}
