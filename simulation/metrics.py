@@ -3,10 +3,11 @@
 * Ground-truth recall (`recall`): hidden elements recovered as graph nodes (see `matching` for the
   thresholds), also counted only when the node type agrees; hidden links recovered as a graph
   edge between nodes matched to its two ends (either direction; `typed` when type and direction
-  agree); hidden chains completed (every element and every consecutive link recovered) and
-  connected (first and last element joined by some path in the graph). Recall is reported
-  against everything hidden and against what the respondent actually revealed, which separates
-  the interviewer's coverage from the extractor's accuracy.
+  agree); hidden chains completed (one walk through the graph: a node for every element, each
+  joined to the next by an edge wherever the chain has a link) and connected (first and last
+  element joined by some path in the graph). Recall is reported against everything hidden and
+  against what the respondent actually revealed, which separates the interviewer's coverage from
+  the extractor's accuracy.
 * Questions (`questions`): exact repeats (same words, case and punctuation ignored) and near
   repeats (content-lemma Jaccard ≥ 0.8, or embedding cosine ≥ 0.92 with an embedder) of an
   earlier question; form: exactly one "?", ends with "?", length in words.
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from simulation.matching import ElementMatcher, Match
 from simulation.records import GraphSnapshot, QuestionMetrics, RecallMetrics, RunMetrics, RunRecord
-from simulation.scenarios import Scenario
+from simulation.scenarios import HiddenLink, Scenario
 from simulation.text import Lemmatizer, jaccard, normalise_question
 
 if TYPE_CHECKING:
@@ -51,6 +52,26 @@ def _connected(graph: GraphSnapshot, starts: set[str], ends: set[str]) -> bool:
             seen.add(nxt)
             stack.append(nxt)
     return False
+
+
+def _walks(
+    elements: Sequence[str],
+    links: Sequence[HiddenLink | None],
+    nodes_of: dict[str, set[str]],
+    pairs: dict[tuple[str, str], str],
+) -> bool:
+    """Whether the graph holds the chain as one walk: a node for each element, each joined to the
+    next by an edge (either direction) wherever the chain has a hidden link. An element split over
+    two nodes, one holding the link below and the other the link above, does not complete it."""
+    reached = nodes_of.get(elements[0], set())
+    for nxt, link in zip(elements[1:], links, strict=True):
+        candidates = nodes_of.get(nxt, set())
+        if link is not None:
+            candidates = {b for b in candidates if any((a, b) in pairs or (b, a) in pairs for a in reached)}
+        if not candidates:
+            return False
+        reached = candidates
+    return bool(reached)
 
 
 def recall_metrics(
@@ -85,9 +106,7 @@ def recall_metrics(
         chain_links = [
             scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)
         ]
-        if all(e in recovered for e in chain.elements) and all(
-            lk is None or lk.id in links_rec for lk in chain_links
-        ):
+        if _walks(chain.elements, chain_links, nodes_of, pairs):
             completed += 1
         first, last = nodes_of.get(chain.elements[0], set()), nodes_of.get(chain.elements[-1], set())
         if first and last and (first & last or _connected(graph, first, last)):

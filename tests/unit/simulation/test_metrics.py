@@ -8,6 +8,7 @@ import pytest
 
 from simulation.matching import ElementMatcher
 from simulation.metrics import compute, question_metrics, recall_metrics
+from simulation.records import GraphEdge, GraphNode
 from simulation.scenarios import Scenario
 from simulation.text import Lemmatizer
 from tests.unit.simulation.support import sample_record
@@ -39,6 +40,32 @@ def test_recall_on_a_constructed_graph(mini_scenario: Scenario, lemmatizer: Lemm
     assert r.chain_completion == pytest.approx(0.5)
     assert r.mean_chain_progress == pytest.approx((3 / 4 + 2 / 2) / 2)
     assert (r.nodes_matched, r.nodes_total) == (5, 6)
+
+
+def test_a_chain_completes_only_as_one_walk_through_the_graph(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    matcher = ElementMatcher(mini_scenario, lemmatizer)
+    record = sample_record()
+    peace = GraphNode(id="n7", label="peace of mind", node_type="terminal_value", level=4)
+    record.graph.nodes.append(peace)
+    record.graph.edges.append(GraphEdge(id="e4", source="n3", target="n7", edge_type="leads_to"))
+    r = recall_metrics(mini_scenario, record.graph, matcher, set(), set())
+    # noise: n1 - n2 - n3 - n7, every link on the walk; battery: n4 - n6
+    assert (r.chains_completed, r.chains_connected) == (2, 2)
+
+    # p_calm split over two nodes: n3 holds the link from f_focus, a second "feel calm" node the
+    # link to v_peace. Every element and every link is still recovered, but no walk goes through.
+    split = sample_record()
+    split.graph.nodes += [
+        peace,
+        GraphNode(id="n8", label="feel calm", node_type="psychosocial_consequence", level=3),
+    ]
+    split.graph.edges.append(GraphEdge(id="e4", source="n8", target="n7", edge_type="leads_to"))
+    r = recall_metrics(mini_scenario, split.graph, matcher, set(), set())
+    assert set(r.recovered) >= {"a_noise", "f_focus", "p_calm", "v_peace"}
+    assert r.links_recovered == 4  # all three links of the noise chain, and the battery one
+    assert (r.chains_completed, r.chains_connected) == (1, 1)  # the battery chain only
 
 
 def test_type_must_agree_for_typed_recall(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
