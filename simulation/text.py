@@ -93,6 +93,12 @@ def token_f1(a: frozenset[str], b: frozenset[str]) -> float:
     return 2.0 * len(a & b) / (len(a) + len(b))
 
 
+def coverage(part: frozenset[str], whole: frozenset[str]) -> float:
+    """Share of `part`'s lemmas that occur in `whole` (0 for an empty `part`): how fully a text
+    names a phrase."""
+    return len(part & whole) / len(part) if part else 0.0
+
+
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     """|a∩b| / |a∪b|, 0 when both are empty."""
     union = a | b

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
-from simulation.text import QUESTION_WORDS, Lemmatizer
+from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ class KnowledgeState:
         for el in self.scenario.elements:
             if el.id in self.revealed or el.id in self.mentioned:
                 continue
-            if any(toks and toks <= words for toks in self._said_tokens[el.id]):
+            if any(coverage(toks, words) == 1.0 for toks in self._said_tokens[el.id]):
                 self.mentioned[el.id] = turn
                 new.append(el.id)
         return new

@@ -16,7 +16,7 @@ from shared.llm.observe import add_usage
 from simulation.personas import Persona
 from simulation.respondent.base import RespondentTurn
 from simulation.scenarios import Scenario
-from simulation.text import Lemmatizer
+from simulation.text import Lemmatizer, coverage
 
 MENTION_COVERAGE = 0.6
 """An element counts as mentioned when this share of one phrasing's content lemmas occurs in the answer."""
@@ -116,6 +116,8 @@ class LLMRespondent:
         self._usage = LLMUsage(client="respondent", provider=client.provider, model=client.model)
         self._revealed: dict[str, int] = {}
         self._links: dict[str, int] = {}
+        # each element's texts as content lemmas, read once instead of on every answer
+        self._phrase_tokens = {e.id: [self.lemmas.content(t) for t in e.texts] for e in scenario.elements}
 
     @property
     def usage(self) -> LLMUsage:
@@ -159,12 +161,9 @@ class LLMRespondent:
         for el in self.scenario.elements:
             if el.id in self._revealed:
                 continue
-            for phrase in el.texts:
-                toks = self.lemmas.content(phrase)
-                if toks and len(toks & words) / len(toks) >= MENTION_COVERAGE:
-                    self._revealed[el.id] = turn
-                    new_elements.append(el.id)
-                    break
+            if any(coverage(toks, words) >= MENTION_COVERAGE for toks in self._phrase_tokens[el.id]):
+                self._revealed[el.id] = turn
+                new_elements.append(el.id)
         new_links = []
         for link in self.scenario.links:
             if link.id in self._links or not {link.source, link.target} <= set(self._revealed):

@@ -334,16 +334,24 @@ def test_repertory_grid_triad_gives_both_poles(
     assert types == ["emergent_pole", "implicit_pole"]
 
 
-def test_a_hinted_question_reaches_the_asked_for_type_through_links(
-    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
-) -> None:
-    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+def _at_the_colleagues_machine(
+    persona: Persona, scenario: Scenario, lemmatizer: Lemmatizer
+) -> OfflineRespondent:
+    """The coffee timeline told up to turn 3, whose answer is the colleague's capsule machine."""
+    r = OfflineRespondent(persona, scenario, seed=0, lemmatizer=lemmatizer)
     r.respond(
         "Think of a recent time you changed how you handle morning coffee: what first got you thinking?", 1
     )
     r.respond("What happened next?", 2)
     r.respond("And what happened after that?", 3)
+    return r
+
+
+def test_a_hinted_question_reaches_the_asked_for_type_through_links(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    r = _at_the_colleagues_machine(plain_persona, scenario, lemmatizer)
     assert r.log[-1].revealed_elements == ["t_saw_machine"]
     # the timeline's next step is not what is asked: the answer walks to a job or outcome instead
     r.respond(
@@ -361,12 +369,7 @@ def test_an_element_named_inside_another_ones_phrasing_is_said_in_passing(
     # Both phrasings of "saw a colleague's machine" name the capsule machine, a solution of its own:
     # the graph may hold it from that answer on, so it counts as out, though no step revealed it.
     scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
-    r.respond(
-        "Think of a recent time you changed how you handle morning coffee: what first got you thinking?", 1
-    )
-    r.respond("What happened next?", 2)
-    r.respond("And what happened after that?", 3)
+    r = _at_the_colleagues_machine(plain_persona, scenario, lemmatizer)
     turn = r.log[-1]
     assert turn.revealed_elements == ["t_saw_machine"]
     assert "capsule machine" in turn.answer
