@@ -125,6 +125,9 @@ class SessionState(BaseModel):
     # Deferred slot discovery: the requests of turns whose discovery runs in the background;
     # the next turn re-sends them (DiscoverSlots is idempotent per turn) before its state computation.
     pending_slots: list[PendingSlotDiscovery] = Field(default_factory=list)
+    # How many times in a row the current question is a rewording (the respondent asked what the
+    # question before it meant); 0 after any other question.
+    rephrasings: int = 0
 
 
 # -- stage outputs ---------------------------------------------------------------------------

@@ -63,6 +63,15 @@ class OrchestratorSettings(ServiceSettings):
         ge=0,
         description="At shutdown, how long work a turn left behind (deferred slot discovery) may still run.",
     )
+    max_rephrasings: int = Field(
+        default=2,
+        ge=0,
+        le=9,
+        description=(
+            "Rewordings of one question in a row; a further clarification request moves on to "
+            "another question, as a skip request does."
+        ),
+    )
     min_turn_for_saturation: int = Field(
         default=5, ge=1, description="Saturation rules apply from this turn."
     )

@@ -168,6 +168,7 @@ def rephrase_request(msg: question_pb2.RephraseQuestionRequest) -> RephraseReque
         question=msg.question,
         respondent_text=msg.respondent_text,
         concept=concept(msg.concept),
+        attempt=msg.attempt or 1,  # 0: unset (a client from before the field)
     )
 
 

@@ -145,6 +145,8 @@ class RephraseRequest(_Model):
     question: str
     respondent_text: str = ""
     concept: ConceptBrief = ConceptBrief()
+    # 1: the first rewording of this question; 2+: the respondent did not understand the last one either.
+    attempt: int = 1
 
 
 class Source(StrEnum):

@@ -82,15 +82,26 @@ def render_chain(labels: Sequence[str], methodology: str) -> str | None:
     return f"{cleaned[0]} {verb} {cleaned[1]}" + "".join(f", and that leads to {c}" for c in cleaned[2:])
 
 
+# Lead-ins of a rewording (`offline_messages.offline_rephrase`): the first time the respondent asks
+# what a question means, and from the second time on, when only a narrower question can help.
+REPHRASE_LEADS: tuple[str, ...] = ("Let me put that more simply: ", "In other words, ", "Put another way, ")
+NARROW_LEADS: tuple[str, ...] = (
+    "Sorry, let me keep it short: ",
+    "Let me make it simpler still: ",
+    "Just this part, then: ",
+)
 # Lead-ins this engine and the rephrasing put before a question (intent replies, rewordings).
 _LEAD_INS = re.compile(
     r"^(?:No problem, let's leave that one\. |Thanks for sharing that\. Coming back to [^,]+, "
-    r"|Let me put that more simply: |In other words, |Put another way, |Coming back to [^,]+ for a moment, "
-    r"|Let me ask about [^:]+ another way: |Thinking again about [^,]+, )+",
+    r"|Let me ask something else instead\. "
+    r"|Coming back to [^,]+ for a moment, |Let me ask about [^:]+ another way: |Thinking again about [^,]+, "
+    + "".join("|" + re.escape(lead) for lead in (*REPHRASE_LEADS, *NARROW_LEADS))
+    + ")+",
 )
 
 
-def _without_lead_in(question: str) -> str:
+def without_lead_in(question: str) -> str:
+    """`question` without the lead-ins this engine puts before questions (capitalised again)."""
     stripped = _LEAD_INS.sub("", question)
     return stripped[:1].upper() + stripped[1:] if stripped != question else question
 
@@ -133,7 +144,7 @@ class FollowUpComposer:
         self._seed = stable_index(request.session_id, request.turn_number)
         # a question asked behind a lead-in ("Thanks for sharing that. Coming back to …, ") was asked
         self._asked = {
-            normalise_question(form) for q in request.previous_questions for form in (q, _without_lead_in(q))
+            normalise_question(form) for q in request.previous_questions for form in (q, without_lead_in(q))
         }
 
     @property
@@ -255,4 +266,7 @@ class FollowUpComposer:
             return "No problem, let's leave that one. " + question
         if intent is RespondentIntent.OFF_TOPIC:
             return f"Thanks for sharing that. Coming back to {self._topic}, " + lower_first(question)
+        if intent is RespondentIntent.CLARIFICATION_REQUEST:
+            # A follow-up, not a rewording: the orchestrator moves on once rewordings did not help.
+            return "Let me ask something else instead. " + question
         return question

@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 
 from services.question.models import ClosingRequest, OpeningRequest, RephraseRequest, TerminationReason
-from services.question.offline import render_chain, stable_index
+from services.question.offline import (
+    NARROW_LEADS,
+    REPHRASE_LEADS,
+    render_chain,
+    stable_index,
+    without_lead_in,
+)
 from services.question.sanitize import is_reasoning, sanitize_question
 from services.question.templates import method_key
 from services.question.text import join_labels, lower_first, normalise_question, squash, topic_phrase
@@ -95,10 +101,11 @@ _SIMPLER: tuple[tuple[str, str], ...] = (
     (r"in terms of", "for"),
 )
 _BACK_REFERENCE = re.compile(r"\b(?:it|that|this|these|those|they|them)\b", re.IGNORECASE)
-_REPHRASE_LEADS: tuple[str, ...] = (
-    "Let me put that more simply: ",
-    "In other words, ",
-    "Put another way, ",
+# "…, and why?": where a question's second part begins (a wh-word or an auxiliary after "and"/"or").
+_SECOND_PART = re.compile(
+    r",? (?:and|or) (?=(?:which|what|how|why|when|where|who|whom|whose|is|are|was|were|do|does|did|has|"
+    r"have|can|could|would|will)\b)",
+    re.IGNORECASE,
 )
 
 
@@ -158,14 +165,35 @@ def simplify(question: str) -> str:
     return squash(text)
 
 
+def first_part(question: str) -> str | None:
+    """The first part of a question that asks two things ("Which did you stop using, and which do
+    you use most?" -> "Which did you stop using?"), or None when it asks one."""
+    body = question.strip().rstrip("?").rstrip()
+    match = _SECOND_PART.search(body)
+    if match is None:
+        return None
+    head = body[: match.start()].rstrip(" ,;:")
+    return f"{head}?" if len(head.split()) >= 3 else None
+
+
 def offline_rephrase(request: RephraseRequest) -> str:
-    """The same question in simpler words, introduced as a rewording, never identical to the original."""
-    simpler = sanitize_question(simplify(request.question)) or sanitize_question(request.question)
+    """The same question in simpler words, introduced as a rewording, never identical to the question.
+
+    A rewording is reworded from its own text, without the lead-in it carried. From the second
+    attempt on (the respondent did not understand the rewording either) a question that asks two
+    things keeps only the first, behind a lead-in that says so.
+    """
+    question = without_lead_in(request.question)
+    simpler = sanitize_question(simplify(question)) or sanitize_question(question)
     if simpler is None:
         topic = topic_phrase(request.concept)
         return f"Let me ask it differently: what is your own experience with {topic}?"
-    lead = _REPHRASE_LEADS[stable_index(request.session_id, request.question) % len(_REPHRASE_LEADS)]
-    candidate = lead + lower_first(simpler)
-    if normalise_question(candidate) == normalise_question(request.question):
-        candidate = _REPHRASE_LEADS[0] + lower_first(simpler)
-    return candidate
+    seed = stable_index(request.session_id, question)
+    if request.attempt >= 2:
+        leads = NARROW_LEADS[(request.attempt - 2) % len(NARROW_LEADS) :] + NARROW_LEADS
+        simpler = first_part(simpler) or simpler
+    else:
+        leads = REPHRASE_LEADS[seed % len(REPHRASE_LEADS) :] + REPHRASE_LEADS
+    asked = {normalise_question(request.question), normalise_question(question)}
+    candidates = [lead + lower_first(simpler) for lead in leads]
+    return next((c for c in candidates if normalise_question(c) not in asked), candidates[0])

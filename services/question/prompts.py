@@ -260,7 +260,13 @@ class PromptBuilder:
                 "pressing, and ask about a different aspect."
             )
         if intent is RespondentIntent.CLARIFICATION_REQUEST:
-            return "Note: the respondent found the last question unclear. Use especially simple words."
+            # A clarification request gets a follow-up (not a rewording) only once rewording the
+            # question stopped helping (or is switched off: ORCHESTRATOR_MAX_REPHRASINGS=0).
+            return (
+                "Note: the respondent found the last question unclear, and it will not be asked again. "
+                "Say in a few words that you will ask something else, and ask about a different aspect "
+                "in especially simple words."
+            )
         return ""
 
     # -- closing --------------------------------------------------------------------------------
@@ -314,5 +320,12 @@ class PromptBuilder:
         ]
         if request.respondent_text.strip():
             parts.append(f"What the respondent said: {block(RESPONDENT_ANSWER, request.respondent_text)}")
+        if request.attempt >= 2:
+            # Other words for the same question did not help: the question itself must get smaller.
+            parts.append(
+                "This question was already reworded and the respondent still did not understand it. Do "
+                "not just reword it again: ask a shorter, narrower question about one thing only (if it "
+                "asks two things, keep the first), with a concrete everyday example."
+            )
         parts.append("Write the simpler question now. Output only the question.")
         return Prompt(system=system, user="\n\n".join(parts), temperature=temperature)

@@ -25,6 +25,8 @@ MAX_LIST_ITEMS = 200
 """Upper bound on repeated request fields (recent turns, previous questions, rationale)."""
 
 MAX_LABEL_CHARS = 500
+# RephraseQuestionRequest.attempt: an orchestrator moves on long before this many rewordings.
+MAX_REPHRASE_ATTEMPT = 10
 
 
 class MethodologySource(Protocol):
@@ -169,6 +171,7 @@ def validate_rephrase(
     methodology = _methodology(v, methodologies, req.methodology)
     v.require_text(req.question, "question", max_chars)
     v.require_text(req.respondent_text, "respondent_text", max_chars, allow_empty=True)
+    v.require_range(req.attempt, "attempt", minimum=1, maximum=MAX_REPHRASE_ATTEMPT)
     _concept(v, req.concept, max_chars, require_name=False)
     v.raise_if_any()
     return _checked(methodology)

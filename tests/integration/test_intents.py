@@ -29,6 +29,47 @@ async def test_clarification_rephrases_without_extraction(suite: Suite) -> None:
     assert result.should_continue
 
 
+UNCLEAR = "Sorry, what do you mean by that?"
+
+
+async def test_repeated_clarification_requests_are_reworded_then_left(suite: Suite) -> None:
+    session_id = (await create(suite.stub, "headphones_mec", max_turns=12)).session.session_id
+    first = await answer(suite.stub, session_id, 1, MEC[0])
+    again, narrower, moved = [await answer(suite.stub, session_id, t, UNCLEAR) for t in (2, 3, 4)]
+    for result in (again, narrower, moved):
+        assert result.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST
+        assert result.extracted.skipped and not result.nodes_added and result.should_continue
+    # Twice (ORCHESTRATOR_MAX_REPHRASINGS' default) the same question in other words: no ranking.
+    for rewording in (again, narrower):
+        assert rewording.strategy_selected == first.strategy_selected
+        assert rewording.focus_node_id == first.focus_node_id
+        assert not rewording.strategy_alternatives
+    # The third time the interview leaves it: strategies are ranked again, away from its focus.
+    assert moved.strategy_alternatives
+    if first.focus_node_id:
+        assert moved.focus_node_id != first.focus_node_id
+    questions = [r.next_question for r in (first, again, narrower, moved)]
+    assert len({q.lower() for q in questions}) == 4
+    # Nothing was answered: the turns that asked count neither as shallow nor as zero-yield.
+    assert moved.saturation.consecutive_low_info == first.saturation.consecutive_low_info
+    assert moved.saturation.consecutive_shallow == first.saturation.consecutive_shallow
+    # The count starts again with the new question.
+    fresh = await answer(suite.stub, session_id, 5, UNCLEAR)
+    assert fresh.strategy_selected == moved.strategy_selected and not fresh.strategy_alternatives
+    assert fresh.next_question not in questions
+
+
+async def test_no_rewording_when_max_rephrasings_is_zero(suite_factory: SuiteFactory) -> None:
+    async with suite_factory(max_rephrasings=0) as suite:
+        session_id = (await create(suite.stub, "headphones_mec")).session.session_id
+        first = await answer(suite.stub, session_id, 1, MEC[0])
+        moved = await answer(suite.stub, session_id, 2, UNCLEAR)
+        assert moved.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST
+        assert moved.strategy_alternatives and moved.next_question != first.next_question
+        if first.focus_node_id:
+            assert moved.focus_node_id != first.focus_node_id
+
+
 async def test_stop_request_closes_gracefully(suite: Suite) -> None:
     session_id = (await create(suite.stub, "headphones_mec")).session.session_id
     await answer(suite.stub, session_id, 1, MEC[0])

@@ -239,6 +239,35 @@ async def test_opening_closing_rephrase_validation(offline_channel: grpc.aio.Cha
     with pytest.raises(grpc.aio.AioRpcError):
         await rephrase
     assert set(_bad_request(await rpc_status.aio.from_call(rephrase))) == {"question"}
+    for attempt in (-1, 11):
+        call = stub.RephraseQuestion(
+            question_pb2.RephraseQuestionRequest(
+                session_id="s1", methodology="repertory_grid", question="Why?", attempt=attempt
+            )
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await call
+        assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert set(_bad_request(await rpc_status.aio.from_call(call))) == {"attempt"}
+
+
+async def test_rephrase_attempts_over_the_wire(offline_channel: grpc.aio.Channel) -> None:
+    stub = question_pb2_grpc.QuestionServiceStub(offline_channel)
+    two_parts = "Which service have you stopped using, and which one do you use most today?"
+
+    async def rephrase(question: str, attempt: int) -> str:
+        response = await stub.RephraseQuestion(
+            question_pb2.RephraseQuestionRequest(
+                session_id="s1", methodology="repertory_grid", question=question, attempt=attempt
+            )
+        )
+        return str(response.question)
+
+    unset, first = await rephrase(two_parts, 0), await rephrase(two_parts, 1)
+    assert unset == first  # a client from before the field asks for a first rewording
+    assert "which one do you use most today?" in first
+    second = await rephrase(first, 2)
+    assert second.endswith("which service have you stopped using?") and "use most" not in second
 
 
 async def test_llm_stream_round_trip_relays_deltas_in_order(

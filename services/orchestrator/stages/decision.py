@@ -33,6 +33,11 @@ from shared.methodology_models import FocusMode, InterviewPhase, MethodologyConf
 from shared.node_tracker import NodeStateTracker, UnknownNodeError, depth_label_for_score
 
 INTENT = common_pb2.RespondentIntent
+# Intents after which the next question leaves the previous focus (a clarification request only
+# once rewording it stopped helping; see `rephrases`).
+MOVE_OFF_INTENTS = frozenset(
+    {INTENT.RESPONDENT_INTENT_SKIP_REQUEST, INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST}
+)
 PHASES = {
     InterviewPhase.EARLY: common_pb2.INTERVIEW_PHASE_EARLY,
     InterviewPhase.MID: common_pb2.INTERVIEW_PHASE_MID,
@@ -66,12 +71,12 @@ class StrategySelectionStage(Stage):
         methodology = self._d.methodologies.get(loaded.methodology)
         turn = ctx.turn.turn_number
         tracker = await self._tracker(loaded, update, state)
-        if srl.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
+        if rephrases(loaded, srl, self._d.settings.max_rephrasings):
             selection = self._repeat_previous(loaded, tracker, methodology, turn)
         else:
             _attribute_depth(tracker, srl.intent, rubric.depth_score, turn)
             selection = await self._select(loaded, tracker, rubric, state, ctx.turn.text)
-            if srl.intent == INTENT.RESPONDENT_INTENT_SKIP_REQUEST:
+            if srl.intent in MOVE_OFF_INTENTS:
                 selection = _move_off(selection, tracker.previous_focus, methodology)
             _focus(tracker, selection, turn)
         label, node_type = await self._label(loaded, update, tracker, selection.focus_node_id)
@@ -91,7 +96,7 @@ class StrategySelectionStage(Stage):
         tracker = await self._tracker(
             ctx.get(ContextLoadingOutput), ctx.get(GraphUpdateOutput), ctx.get(StateComputationOutput)
         )
-        if srl.intent != INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
+        if not rephrases(ctx.get(ContextLoadingOutput), srl, self._d.settings.max_rephrasings):
             _attribute_depth(tracker, srl.intent, ctx.get(RubricOutput).depth_score, turn)
             _focus(tracker, out.selection, turn)
         return out.model_copy(update={"tracker": tracker.to_dict()})
@@ -180,9 +185,20 @@ class StrategySelectionStage(Stage):
         return (state.label, state.node_type) if state else ("", "")
 
 
+def rephrases(loaded: ContextLoadingOutput, srl: SrlOutput, max_rephrasings: int) -> bool:
+    """Whether the turn answers with a rewording of the last question: the respondent asked what it
+    means, and it has been reworded fewer than `max_rephrasings` times in a row. After that the
+    interview moves on, as after a skip request: other words for it did not help."""
+    return (
+        srl.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST
+        and loaded.state.rephrasings < max_rephrasings
+    )
+
+
 def _attribute_depth(tracker: NodeStateTracker, intent: int, depth_score: int, turn: int) -> None:
-    """The answer's depth belongs to the node the answered question was about (not after a skip)."""
-    if intent == INTENT.RESPONDENT_INTENT_SKIP_REQUEST:
+    """The answer's depth belongs to the node the answered question was about (not after a skip or
+    a question the respondent did not understand: nothing was answered)."""
+    if intent in MOVE_OFF_INTENTS:
         return
     # UnknownNodeError: the previous focus left the graph (graph deleted): nothing to attribute.
     with contextlib.suppress(UnknownNodeError):
@@ -245,7 +261,7 @@ class ContinuationStage(Stage):
         )
         if not decision.should_continue:
             action = "closing"
-        elif srl.intent == INTENT.RESPONDENT_INTENT_CLARIFICATION_REQUEST:
+        elif rephrases(loaded, srl, self._d.settings.max_rephrasings):
             action = "rephrase"
         else:
             action = "follow_up"

@@ -67,6 +67,7 @@ class QuestionGenerationStage(Stage):
                     question=loaded.previous_question,
                     respondent_text=ctx.turn.text,
                     concept=loaded.concept,
+                    attempt=loaded.state.rephrasings + 1,
                 ),
                 service="question",
             )
@@ -421,4 +422,5 @@ def next_session_state(
         response_depth_history=[*previous.response_depth_history, rubric.depth_score][-DEPTH_HISTORY_MAX:],
         saturation=state.saturation,
         usage=usage,
+        rephrasings=previous.rephrasings + 1 if ctx.get(QuestionGenerationOutput).kind == "rephrase" else 0,
     )

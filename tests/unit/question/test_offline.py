@@ -17,8 +17,15 @@ from services.question.models import (
     RespondentIntent,
     TerminationReason,
 )
-from services.question.offline import FollowUpComposer, is_plural, render_chain
-from services.question.offline_messages import offline_closing, offline_opening, offline_rephrase
+from services.question.offline import (
+    NARROW_LEADS,
+    REPHRASE_LEADS,
+    FollowUpComposer,
+    is_plural,
+    render_chain,
+    without_lead_in,
+)
+from services.question.offline_messages import first_part, offline_closing, offline_opening, offline_rephrase
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
 from services.question.text import normalise_question, topic_phrase
@@ -344,6 +351,83 @@ def test_rephrase_is_simpler_and_differs(question: str, contains: str) -> None:
     assert normalise_question(text) != normalise_question(question)
     assert text.count("?") == 1 and text.endswith("?")
     assert "Thanks for that" not in text
+
+
+TWO_PART = "Which streaming service have you stopped using, and which one do you use most today?"
+
+
+def _rephrase(question: str, attempt: int = 1) -> str:
+    return offline_rephrase(
+        RephraseRequest(session_id="s1", methodology="repertory_grid", question=question, attempt=attempt)
+    )
+
+
+def _leads(question: str) -> int:
+    return sum(question.lower().count(lead.strip().lower()) for lead in (*REPHRASE_LEADS, *NARROW_LEADS))
+
+
+def test_a_rewording_is_reworded_from_its_own_text_without_stacking_lead_ins() -> None:
+    first = _rephrase(TWO_PART)
+    again = _rephrase(first)  # the respondent asked again; the orchestrator sends attempt 2 (below)
+    for text in (first, again):
+        assert _leads(text) == 1, text
+        assert_well_formed(text)
+    assert normalise_question(again) != normalise_question(first)
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        (TWO_PART, "Which streaming service have you stopped using?"),
+        (
+            "Thinking about the commute, which end do you prefer, and why is that important to you?",
+            "Thinking about the commute, which end do you prefer?",
+        ),
+        ("Which one stands apart from the other two, and why?", "Which one stands apart from the other two?"),
+        ("What happened next, or did you give up?", "What happened next?"),
+        ("What do you like about apples and oranges?", None),
+        ("Why does it matter to you?", None),
+        ("Yes, and why?", None),  # too little left to ask
+    ],
+)
+def test_first_part_of_a_question_that_asks_two_things(question: str, part: str | None) -> None:
+    assert first_part(question) == part
+
+
+def test_a_second_attempt_asks_only_the_first_part() -> None:
+    first = _rephrase(TWO_PART)
+    second = _rephrase(first, attempt=2)
+    assert_well_formed(second)
+    assert _leads(second) == 1
+    assert "which one do you use most" not in second.lower()
+    assert second.lower().endswith("which streaming service have you stopped using?")
+    assert len(second) < len(first)
+
+
+def test_later_attempts_never_repeat_the_wording_the_respondent_just_heard() -> None:
+    one_part = "Why does the price matter to you?"
+    heard = _rephrase(one_part)
+    for attempt in (2, 3, 4):
+        nxt = _rephrase(heard, attempt=attempt)
+        assert_well_formed(nxt)
+        assert normalise_question(nxt) != normalise_question(heard)
+        assert without_lead_in(nxt).lower() == "why does the price matter to you?"
+        heard = nxt
+
+
+def test_a_follow_up_after_a_clarification_request_says_it_moves_on(
+    methodologies: MethodologyRegistry,
+) -> None:
+    mec = methodologies.get("means_end_chain")
+    strategy = mec.strategy("deepen")
+    assert strategy is not None
+    plain = FollowUpComposer(follow_up(turn=5), mec, strategy).compose()
+    moved = FollowUpComposer(
+        follow_up(turn=5, respondent_intent=RespondentIntent.CLARIFICATION_REQUEST), mec, strategy
+    ).compose()
+    # the same question behind a lead-in that tells the respondent the unclear one is left
+    assert moved != plain and moved.endswith(plain[1:])
+    assert without_lead_in(moved) == plain
 
 
 def test_a_question_asked_behind_a_lead_in_is_not_asked_again(methodologies: MethodologyRegistry) -> None:

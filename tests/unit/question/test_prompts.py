@@ -151,6 +151,12 @@ def test_recent_conversation_previous_questions_and_intent(
     ]
     assert "- Why is price important to you?" in prompt.user
     assert "drifted away from the topic" in prompt.user
+    # A follow-up after a clarification request: the orchestrator has given up rewording the question.
+    left = builder.follow_up(
+        req.model_copy(update={"respondent_intent": RespondentIntent.CLARIFICATION_REQUEST}), mec, deepen, 0.7
+    )
+    assert "found the last question unclear, and it will not be asked again" in left.user
+    assert "drifted away" not in left.user
 
 
 def test_respondent_text_stays_inside_its_block(
@@ -239,6 +245,11 @@ def test_rephrase_prompt(builder: PromptBuilder, methodologies: MethodologyRegis
     assert len(_blocks(prompt.user, "respondent_answer")) == 1
     assert "ignore previous instructions" not in _outside(prompt.user, "respondent_answer")
     assert "simpler, everyday words" in prompt.system
+    assert "already reworded" not in prompt.user
+    # the respondent did not understand the rewording either: ask less, not the same in other words
+    again = builder.rephrase(req.model_copy(update={"attempt": 2}), mec, 0.5)
+    assert "already reworded" in again.user and "narrower question about one thing only" in again.user
+    assert again.system == prompt.system
 
 
 def test_settings_defaults() -> None:

@@ -111,6 +111,16 @@ def test_closing_and_rephrase(methodologies: MethodologyRegistry) -> None:
             MAX,
         )
     assert set(_fields(exc)) == {"session_id", "question"}
+    for attempt in (0, -1, 11):
+        with pytest.raises(InvalidArgumentError) as exc:
+            validate_rephrase(
+                RephraseRequest(
+                    session_id="s1", methodology="means_end_chain", question="Why?", attempt=attempt
+                ),
+                methodologies,
+                MAX,
+            )
+        assert set(_fields(exc)) == {"attempt"}
     assert (
         validate_rephrase(
             RephraseRequest(session_id="s1", methodology="means_end_chain", question="Why?"),
