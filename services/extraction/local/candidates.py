@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.segment import Clause, shape_label
+from services.extraction.local.segment import Clause, is_time_adverb, shape_label
 from services.extraction.local.stance import stance_of
 
 _MODE_CONFIDENCE = {
@@ -333,10 +333,11 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
     """Where an `after` label stops: punctuation, a subordinator, a new predicate, or the next cue."""
 
     def content_between(a: int, b: int) -> bool:
-        return any(doc[i].pos_ in {"NOUN", "PROPN", "VERB", "ADJ", "NUM"} for i in range(a, b))
+        return any(doc[i].pos_ in {"NOUN", "PROPN", "VERB"} for i in range(a, b))
 
-    # the next cue of another type ends the label, unless only function words precede it
-    # ("nobody explained …", "learned to check …" keep going; "bought a machine to impress" stops)
+    # the next cue of another type ends the label, unless only function words or modifiers precede
+    # it ("nobody explained …", "learned to check …", "compared three capsule machines" keep going;
+    # "bought a machine to impress" stops): a number or adjective belongs to the phrase it precedes
     next_cue = min(
         (
             o.start
@@ -356,7 +357,7 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             limit -= 1
     while end < limit:
         tok = doc[end]
-        if tok.is_punct or tok.lower_ in _STOP_AFTER:
+        if tok.is_punct or (tok.lower_ in _STOP_AFTER and not is_time_adverb(doc, end)):
             break
         nxt = doc[end + 1] if end + 1 < clause.end else None
         if tok.pos_ == "CCONJ" and nxt is not None and nxt.pos_ in {"DET", "PRON", "VERB", "AUX"}:

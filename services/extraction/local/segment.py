@@ -121,6 +121,10 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+_TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
+_TIME_NOUNS = frozenset(
+    {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
+)
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,23 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
 def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
     idx = list(idx)
     while idx and (doc[idx[-1]].pos_ in _TRAIL_DROP_POS or doc[idx[-1]].lower_ in _TRAIL_DROP):
-        if doc[idx[-1]].lower_ in {"not", "n't"} or doc[idx[-1]].like_num:
+        if doc[idx[-1]].lower_ in {"not", "n't"} or doc[idx[-1]].like_num or _ends_time_phrase(doc, idx):
             break
         idx.pop()
     return idx
+
+
+def _ends_time_phrase(doc: Doc, idx: list[int]) -> bool:
+    return len(idx) > 1 and idx[-2] == idx[-1] - 1 and is_time_adverb(doc, idx[-1])
+
+
+def is_time_adverb(doc: Doc, i: int) -> bool:
+    """Whether token `i` closes a time phrase ("the week after", "a year ago"): a label keeps it,
+    where "after" or "before" would otherwise start a new clause ("after I got home")."""
+    nxt = doc[i + 1] if i + 1 < len(doc) else None
+    return (
+        doc[i].lower_ in _TIME_ADVERBS
+        and i > 0
+        and doc[i - 1].lemma_.lower() in _TIME_NOUNS
+        and (nxt is None or nxt.is_punct or nxt.pos_ == "CCONJ")
+    )

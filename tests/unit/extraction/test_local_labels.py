@@ -1,0 +1,51 @@
+"""Labels of the offline extractor read as whole phrases: the interviewer says them back."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.extraction.engine import ExtractionEngine
+from services.extraction.models import ConceptBrief, ExtractionRequest
+
+
+async def _labels(engine: ExtractionEngine, text: str, methodology: str = "jobs_to_be_done") -> set[str]:
+    request = ExtractionRequest(
+        session_id="s1",
+        utterance_id="u1",
+        text=text,
+        question="What happened next?",
+        methodology=methodology,
+        concept=ConceptBrief(id="coffee", name="Morning coffee"),
+    )
+    result = await engine.extract(request)
+    return {c.label for c in result.concepts}
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "cut"),
+    [
+        # a time phrase keeps its closing word ("the week" alone says nothing)
+        (
+            "I bought a hand grinder the week after, and then I gave up instant for good.",
+            "bought a hand grinder the week after",
+            "bought a hand grinder the week",
+        ),
+        # a number belongs to the noun phrase it counts, even when that phrase is an item of its own
+        (
+            "As I said, I compared three capsule machines online.",
+            "compared three capsule machines online",
+            "compared three",
+        ),
+    ],
+)
+async def test_an_event_label_is_not_cut_inside_a_phrase(
+    offline_engine: ExtractionEngine, text: str, whole: str, cut: str
+) -> None:
+    labels = await _labels(offline_engine, text)
+    assert whole in labels and cut not in labels, labels
+
+
+async def test_after_that_starts_a_clause_still_ends_the_label(offline_engine: ExtractionEngine) -> None:
+    # "after I started" is a clause of its own: the event stops before it
+    labels = await _labels(offline_engine, "I bought a grinder the week after I started the new job.")
+    assert not any("started" in label and "grinder" in label for label in labels), labels
