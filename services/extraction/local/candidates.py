@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.segment import Clause, is_time_adverb, shape_label
+from services.extraction.local.segment import TIME_NOUNS, Clause, is_time_adverb, shape_label
 from services.extraction.local.stance import stance_of
 
 _MODE_CONFIDENCE = {
@@ -358,11 +358,20 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
     while end < limit:
         tok = doc[end]
         if tok.is_punct or (tok.lower_ in _STOP_AFTER and not is_time_adverb(doc, end)):
+            # "phoned me the day | before he came home": the time phrase belongs to the clause cut off
+            end = _without_dangling_time(doc, m.end, end) if tok.lower_ in {"before", "after"} else end
             break
         nxt = doc[end + 1] if end + 1 < clause.end else None
         if tok.pos_ == "CCONJ" and nxt is not None and nxt.pos_ in {"DET", "PRON", "VERB", "AUX"}:
             break  # "... and ended up back in hospital", "... and the ward was short-staffed"
         end += 1
+    return end
+
+
+def _without_dangling_time(doc: Doc, start: int, end: int) -> int:
+    """`end` moved back over a time phrase ("the day", "a week") that ends just before it."""
+    if end - 1 > start and doc[end - 1].lemma_.lower() in TIME_NOUNS and doc[end - 2].pos_ in {"DET", "NUM"}:
+        return end - 2
     return end
 
 

@@ -122,7 +122,7 @@ _TRAIL_DROP = frozenset(
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
-_TIME_NOUNS = frozenset(
+TIME_NOUNS = frozenset(
     {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
 )
 
@@ -251,6 +251,6 @@ def is_time_adverb(doc: Doc, i: int) -> bool:
     return (
         doc[i].lower_ in _TIME_ADVERBS
         and i > 0
-        and doc[i - 1].lemma_.lower() in _TIME_NOUNS
+        and doc[i - 1].lemma_.lower() in TIME_NOUNS
         and (nxt is None or nxt.is_punct or nxt.pos_ == "CCONJ")
     )

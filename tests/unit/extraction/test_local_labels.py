@@ -49,3 +49,14 @@ async def test_after_that_starts_a_clause_still_ends_the_label(offline_engine: E
     # "after I started" is a clause of its own: the event stops before it
     labels = await _labels(offline_engine, "I bought a grinder the week after I started the new job.")
     assert not any("started" in label and "grinder" in label for label in labels), labels
+
+
+async def test_a_time_phrase_cut_off_from_its_clause_is_dropped(offline_engine: ExtractionEngine) -> None:
+    # "phoned me the day | before he came home": "the day" alone would be said back as if it meant something
+    labels = await _labels(
+        offline_engine,
+        "The discharge nurse phoned me the day before he came home, so she went through his care plan.",
+        methodology="critical_incident",
+    )
+    assert any(label.startswith("phoned") for label in labels), labels
+    assert not any(label.endswith(("the day", "a day")) for label in labels), labels
