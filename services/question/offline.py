@@ -161,6 +161,8 @@ class FollowUpComposer:
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
             spoken, singular = self._spoken.say(focus)
+            if self._family == "actor":  # "what did the nurse do", not "what did nurse do"
+                spoken = self._spoken.as_person(spoken)
             self._doing = singular
             values = {"topic": self._topic, "focus": spoken, **agreement("it" if singular else spoken)}
         else:

@@ -232,6 +232,33 @@ _LEAD_VERBS = {
 }
 _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
+# Said of a person without an article: family words used as names ("dad rang me"), pronouns.
+_NO_ARTICLE = {
+    "dad",
+    "daddy",
+    "mum",
+    "mummy",
+    "mom",
+    "mommy",
+    "mam",
+    "gran",
+    "granny",
+    "grandma",
+    "grandad",
+    "granddad",
+    "grandpa",
+    "nan",
+    "nana",
+    "you",
+    "they",
+    "he",
+    "she",
+    "someone",
+    "somebody",
+    "nobody",
+    "everyone",
+    "everybody",
+}
 
 
 @dataclass(frozen=True)
@@ -311,6 +338,18 @@ class SpokenLabels:
         if changed is None:
             return _join(words), False
         return _join(changed), True
+
+    def as_person(self, spoken: str) -> str:
+        """A role said back as one: "the nurse", "the discharge team" (the label dropped the
+        article). Names (not in the word lists), family words used as names ("dad") and phrases
+        that start with a determiner or pronoun stay as they are."""
+        words = spoken.split()
+        if not words or words[0] in _DETERMINERS or words[0] in _NO_ARTICLE:
+            return spoken
+        head = words[-1]
+        if head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
+            return f"the {spoken}"
+        return spoken
 
     def _as_noun_phrase(self, words: list[str]) -> list[str] | None:
         first, rest = words[0], words[1:]

@@ -102,3 +102,37 @@ def test_a_doing_is_asked_about_with_when_not_at(
         ).compose()
         assert "copying last week's order" in question, question
         assert "at copying" not in question.lower() and "getting copying" not in question, question
+
+
+@pytest.mark.parametrize(
+    ("said", "person"),
+    [
+        ("nurse", "the nurse"),
+        ("discharge nurse", "the discharge nurse"),
+        ("pharmacists", "the pharmacists"),
+        ("dad", "dad"),  # a family word used as a name
+        ("your daughter", "your daughter"),
+        ("the ward sister", "the ward sister"),
+        ("priya", "priya"),  # a name: in no word list
+    ],
+)
+def test_a_role_is_said_back_with_an_article(spoken: SpokenLabels, said: str, person: str) -> None:
+    assert spoken.as_person(said) == person
+
+
+def test_without_word_tables_no_article_is_guessed() -> None:
+    assert SpokenLabels().as_person("nurse") == "nurse"
+
+
+@pytest.mark.parametrize("strategy", ["trace_actions", "probe_outcome"])
+def test_an_actor_question_asks_what_the_role_did(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, strategy: str
+) -> None:
+    cit = methodologies.get("critical_incident")
+    config = cit.strategy(strategy)
+    assert config is not None
+    focus = FocusNode(node_id="n", label="nurse", node_type="actor")
+    for turn in range(3, 10):
+        request = follow_up(methodology="critical_incident", strategy=strategy, turn=turn, focus=focus)
+        question = FollowUpComposer(request, cit, config, spoken).compose()
+        assert "the nurse" in question, question
