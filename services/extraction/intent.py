@@ -210,6 +210,13 @@ OFF_TOPIC_RULES: tuple[_Rule, ...] = (
 )
 
 _CONTENT_FOR_ANSWER = 7  # content words outside a cue that make the turn a real answer
+# "Nothing else comes to mind", "no idea": an answer with nothing in it, never a change of subject
+# (it shares no words with the question, so the overlap rule below would call it off-topic).
+_NOTHING_TO_TELL = re.compile(
+    r"\b(?:nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind|"
+    r"(?:can'?t|cannot|couldn'?t)\s+think\s+of\s+anything|no\s+idea|"
+    r"(?:don'?t|do\s+not)\s+(?:really\s+)?know|not\s+(?:really\s+)?sure|hard\s+to\s+say)\b"
+)
 _REFERRING = frozenset(
     {
         "i",
@@ -292,6 +299,8 @@ class IntentClassifier:
         words = set(_WORD.findall(norm))
         if len(content) < 2:
             return IntentResult(intent=Intent.ANSWER, confidence=0.6, rationale="short reply")
+        if _NOTHING_TO_TELL.search(norm):
+            return IntentResult(intent=Intent.ANSWER, confidence=0.75, rationale="nothing (more) to tell")
         context = set(self._stems(f"{question} {topic}"))
         overlap = bool(set(self._stems(norm)) & context)
         if not overlap and question.strip():

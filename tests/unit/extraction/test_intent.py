@@ -68,6 +68,16 @@ def test_confidence_and_rationale_are_reported() -> None:
     assert result.rationale
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Um, nothing else comes to mind, really.", "Nothing springs to mind.", "Hard to say, no idea honestly."],
+)
+def test_nothing_to_tell_is_an_answer_not_off_topic(text: str) -> None:
+    # no word in common with the question, no word referring back: the overlap rule alone says off-topic
+    result = IntentClassifier().classify(text, question="What did the nurse do at that point?")
+    assert result.intent is Intent.ANSWER, result
+
+
 def test_off_topic_uses_the_question() -> None:
     classifier = IntentClassifier()
     text = "The weather has been terrible lately."
