@@ -210,12 +210,15 @@ OFF_TOPIC_RULES: tuple[_Rule, ...] = (
 )
 
 _CONTENT_FOR_ANSWER = 7  # content words outside a cue that make the turn a real answer
-# "Nothing else comes to mind", "no idea": an answer with nothing in it, never a change of subject
-# (it shares no words with the question, so the overlap rule below would call it off-topic).
+# Replies that answer without naming anything: "nothing else comes to mind", "no idea", and a yes or
+# no to a summary ("pretty much, yes"). They share no words with the question, so the overlap rule
+# below would call them off-topic; they are answers (with nothing in them).
 _NOTHING_TO_TELL = re.compile(
     r"\b(?:nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind|"
     r"(?:can'?t|cannot|couldn'?t)\s+think\s+of\s+anything|no\s+idea|"
     r"(?:don'?t|do\s+not)\s+(?:really\s+)?know|not\s+(?:really\s+)?sure|hard\s+to\s+say)\b"
+    r"|^(?:(?:um+|uh+|hmm+|well|oh)[,.]?\s+)?(?:yes|yeah|yep|yup|no|nope|not really|pretty much|exactly|"
+    r"absolutely|definitely|correct|right|sure|i agree|that'?s (?:right|true|correct|about right|it))\b"
 )
 _REFERRING = frozenset(
     {

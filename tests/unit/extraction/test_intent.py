@@ -70,7 +70,13 @@ def test_confidence_and_rationale_are_reported() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Um, nothing else comes to mind, really.", "Nothing springs to mind.", "Hard to say, no idea honestly."],
+    [
+        "Um, nothing else comes to mind, really.",
+        "Nothing springs to mind.",
+        "Hard to say, no idea honestly.",
+        "Pretty much, yes.",  # to a summary: a confirmation
+        "Well, not really, sort of.",
+    ],
 )
 def test_nothing_to_tell_is_an_answer_not_off_topic(text: str) -> None:
     # no word in common with the question, no word referring back: the overlap rule alone says off-topic
