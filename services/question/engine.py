@@ -189,14 +189,16 @@ class QuestionGenerator:
         """Thanks plus a brief summary of what was learned (termination-reason aware)."""
         methodology = validate_closing(request, self._methodologies, self._options.max_text_chars)
         if self.offline:
-            return self._local(offline_closing(request, methodology))
+            return self._local(offline_closing(request, methodology, self._spoken))
         prompt = self._prompts.closing(request, methodology, self._options.closing_temperature)
         raw, usage = await self._complete(prompt, request.session_id)
         text = sanitize_message(raw, max_chars=self._options.max_message_chars)
         if text is None:
             log.warning("question_sanitise_fallback", kind="closing", session_id=request.session_id)
             return Generated(
-                text=offline_closing(request, methodology), usage=usage, source=Source.LOCAL_FALLBACK
+                text=offline_closing(request, methodology, self._spoken),
+                usage=usage,
+                source=Source.LOCAL_FALLBACK,
             )
         return Generated(text=text, usage=usage, source=Source.LLM)
 

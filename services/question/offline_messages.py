@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from services.question.models import ClosingRequest, OpeningRequest, RephraseRequest, TerminationReason
 from services.question.offline import (
@@ -13,6 +14,7 @@ from services.question.offline import (
     without_lead_in,
 )
 from services.question.sanitize import is_reasoning, sanitize_question
+from services.question.spoken import SpokenLabels
 from services.question.templates import method_key
 from services.question.text import join_labels, lower_first, normalise_question, squash, topic_phrase
 from shared.methodology_models import MethodologyConfig
@@ -119,16 +121,25 @@ def offline_opening(request: OpeningRequest, methodology: MethodologyConfig) -> 
     return f"{welcome} {question}"
 
 
-def offline_closing(request: ClosingRequest, methodology: MethodologyConfig) -> str:
-    """Thanks, a brief summary of what was learned, and a reason-aware close."""
+def offline_closing(
+    request: ClosingRequest, methodology: MethodologyConfig, spoken: SpokenLabels | None = None
+) -> str:
+    """Thanks, a brief summary of what was learned, and a reason-aware close.
+
+    Labels are said back as in the follow-up questions ("in control of my time" -> "being in
+    control of your time") when `spoken` is given, else as they are."""
     topic = topic_phrase(request.concept)
     graph = request.graph_summary
+
+    def said(labels: Sequence[str]) -> list[str]:
+        return [spoken.say(x)[0] for x in labels] if spoken is not None else list(labels)
+
     parts: list[str] = []
     if request.termination_reason is TerminationReason.RESPONDENT_STOP:
         parts.append("Of course, we can stop here.")
     parts.append(f"Thank you so much for taking the time to talk with me about {topic}.")
-    summary = join_labels(graph.node_labels or graph.longest_chain_labels, 3)
-    chain = render_chain(graph.longest_chain_labels, methodology.name)
+    summary = join_labels(said(graph.node_labels or graph.longest_chain_labels), 3)
+    chain = render_chain(said(graph.longest_chain_labels), methodology.name)
     if chain:
         parts.append(f"It was really helpful to hear how it fits together for you: {chain}.")
     elif summary:

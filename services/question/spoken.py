@@ -232,6 +232,8 @@ _LEAD_VERBS = {
 }
 _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
+# A label that starts with one of these names a state or place the respondent is in.
+_STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
 # Said of a person without an article: family words used as names ("dad rang me"), pronouns.
 _NO_ARTICLE = {
     "dad",
@@ -366,6 +368,8 @@ class SpokenLabels:
             return ["not", "being", "able", "to", *rest]
         if first in _BE and rest:
             return ["being", *rest]
+        if first in _STATE_PREPOSITIONS and rest:
+            return ["being", *words]  # "at my kitchen table" -> "being at your kitchen table"
         if first in _SUBJECTS and nxt and (nxt in _BE or self._forms.is_verb_form(nxt)):
             return [first, self._ing(nxt), *rest[1:]]
         if self._starts_with_verb(words):

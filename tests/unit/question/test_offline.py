@@ -28,6 +28,7 @@ from services.question.offline import (
 from services.question.offline_messages import first_part, offline_closing, offline_opening, offline_rephrase
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
+from services.question.spoken import SpokenLabels
 from services.question.text import normalise_question, topic_phrase
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
@@ -315,6 +316,26 @@ def test_closing_message(
     assert "?" not in text
     if reason is TerminationReason.RESPONDENT_STOP:
         assert text.startswith("Of course") and "all my questions" not in text
+
+
+def test_closing_says_labels_back_to_the_respondent(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    repgrid = methodologies.get("repertory_grid")
+    req = ClosingRequest(
+        session_id="s1",
+        methodology="repertory_grid",
+        concept=ConceptBrief(name="Video streaming services"),
+        termination_reason=TerminationReason.CLOSING_STRATEGY,
+        graph_summary=GraphDigest(
+            node_count=3,
+            node_labels=("easy to find something", "doesn't waste my time", "in control of my time"),
+            longest_chain_labels=("easy to find something", "doesn't waste my time", "in control of my time"),
+        ),
+    )
+    text = offline_closing(req, repgrid, spoken)
+    assert "not wasting your time" in text and "being in control of your time" in text, text
+    assert " my " not in text.replace("That's all my questions", "")
 
 
 def test_closing_without_chain_names_labels(methodologies: MethodologyRegistry) -> None:

@@ -43,6 +43,8 @@ def test_gerund(verb: str, ing: str) -> None:
         ("nobody owned the discharge", "nobody owning the discharge"),
         ("the delivery arrives on tuesday evening", "the delivery arriving on tuesday evening"),
         ("book a delivery slot", "booking a delivery slot"),
+        ("at my kitchen table", "being at your kitchen table"),
+        ("in control of my time", "being in control of your time"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
