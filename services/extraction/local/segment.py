@@ -121,6 +121,7 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+_HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "believe", "imagine"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
 TIME_NOUNS = frozenset(
     {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
@@ -192,12 +193,18 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     Returns the label and the token indices it kept (for the quote span).
     """
     idx = sorted(set(indices))
-    while (
-        idx
-        and (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
-        and not _keep_lead(doc, idx)
-    ):
-        idx.pop(0)
+    while idx:
+        while (
+            idx
+            and (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
+            and not _keep_lead(doc, idx)
+        ):
+            idx.pop(0)
+        # "(I) guess I try to get a slot": a hedge before a clause of its own is not part of it
+        if len(idx) > 2 and doc[idx[0]].lower_ in _HEDGE_VERBS and doc[idx[1]].lower_ in _SUBJECTS:
+            idx = idx[1:]
+            continue
+        break
     idx = _trim_trailing(doc, idx)
     if _word_count(doc, idx) > MAX_LABEL_WORDS:
         while _word_count(doc, idx) > MAX_LABEL_WORDS:

@@ -60,3 +60,13 @@ async def test_a_time_phrase_cut_off_from_its_clause_is_dropped(offline_engine: 
     )
     assert any(label.startswith("phoned") for label in labels), labels
     assert not any(label.endswith(("the day", "a day")) for label in labels), labels
+
+
+async def test_a_hedge_before_the_clause_is_not_part_of_the_label(offline_engine: ExtractionEngine) -> None:
+    labels = await _labels(
+        offline_engine,
+        "Hmm, I don't know, I guess I try to get a delivery slot for Tuesday, and then I check out.",
+        methodology="customer_journey_mapping",
+    )
+    assert not any(label.startswith(("guess", "think", "suppose")) for label in labels), labels
+    assert any(label.startswith("try to get a delivery") for label in labels), labels
