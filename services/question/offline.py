@@ -32,6 +32,8 @@ from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConf
 
 _PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
 _SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
+# Words after the head of a noun phrase: a relative clause or a prepositional phrase follows.
+_POST_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
     "Let me ask about {focus} another way: ",
@@ -47,8 +49,11 @@ def stable_index(*parts: object) -> int:
 
 
 def is_plural(label: str) -> bool:
-    """A rough number check on the head (last) word of a noun phrase, for verb agreement."""
+    """A rough number check on the head of a noun phrase, for verb agreement: the last word before
+    a relative clause or a prepositional phrase ("energy that lasts", "price of apples": singular)."""
     words = label.lower().split()
+    cut = next((i for i, w in enumerate(words) if i > 0 and w in _POST_HEAD), len(words))
+    words = words[:cut]
     if not words:
         return False
     last = words[-1]

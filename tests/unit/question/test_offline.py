@@ -243,6 +243,9 @@ def test_intent_lead_ins(methodologies: MethodologyRegistry, intent: RespondentI
 def test_agreement_and_chains() -> None:
     assert is_plural("headphones") and is_plural("noise cancelling headphones")
     assert not is_plural("long battery life") and not is_plural("business") and not is_plural("focus")
+    # the head decides, not the last word
+    assert not is_plural("energy that lasts") and not is_plural("price of apples")
+    assert is_plural("bags of shopping") and is_plural("drivers who call ahead")
     assert render_chain(["a feature", "a benefit", "a value"], "means_end_chain") == (
         "a feature leads to a benefit, and that leads to a value"
     )
