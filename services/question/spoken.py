@@ -336,6 +336,9 @@ class SpokenLabels:
             words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
         if not words:
             return label, False
+        if words[0] in {"after", "before"} and len(words) > 1:
+            # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
+            return _join(["the", "time", *words]), False
         changed = self._as_noun_phrase(words)
         if changed is None:
             return _join(words), False

@@ -61,6 +61,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("slots gone by tuesday", "slots gone by tuesday"),
         ("price", "price"),
         ("my ideal service", "your ideal service"),
+        ("after my hip operation", "the time after your hip operation"),
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
