@@ -117,6 +117,10 @@ _TRAIL_DROP = frozenset(
         "our",
         "rather",
         "than",
+        # an adverb left at the end when the clause it led into was cut off ("focus even | when …")
+        "even",
+        "just",
+        "still",
     }
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})

@@ -70,3 +70,12 @@ async def test_a_hedge_before_the_clause_is_not_part_of_the_label(offline_engine
     )
     assert not any(label.startswith(("guess", "think", "suppose")) for label in labels), labels
     assert any(label.startswith("try to get a delivery") for label in labels), labels
+
+
+async def test_an_adverb_left_before_a_cut_off_clause_is_dropped(offline_engine: ExtractionEngine) -> None:
+    labels = await _labels(
+        offline_engine,
+        "I can focus even when the carriage is noisy, which means I arrive calm instead of frazzled.",
+        methodology="means_end_chain",
+    )
+    assert "focus" in labels and not any(label.endswith(" even") for label in labels), labels
