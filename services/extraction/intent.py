@@ -213,6 +213,11 @@ _CONTENT_FOR_ANSWER = 7  # content words outside a cue that make the turn a real
 # Replies that answer without naming anything: "nothing else comes to mind", "no idea", and a yes or
 # no to a summary ("pretty much, yes"). They share no words with the question, so the overlap rule
 # below would call them off-topic; they are answers (with nothing in them).
+# Connectives of a comparison or an explanation: an off-topic remark rarely reasons.
+_REASONING = re.compile(
+    r"\b(?:whereas|because|so that|which means|that means|compared (?:to|with)|unlike|instead of|"
+    r"rather than|on the other hand|than|some\b.*\b(?:while|but|and)\s+others)\b"
+)
 _NOTHING_TO_TELL = re.compile(
     r"\b(?:nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind|"
     r"(?:can'?t|cannot|couldn'?t)\s+think\s+of\s+anything|no\s+idea|"
@@ -304,6 +309,10 @@ class IntentClassifier:
             return IntentResult(intent=Intent.ANSWER, confidence=0.6, rationale="short reply")
         if _NOTHING_TO_TELL.search(norm):
             return IntentResult(intent=Intent.ANSWER, confidence=0.75, rationale="nothing (more) to tell")
+        if _REASONING.search(norm):
+            # "Some have no adverts, whereas others have constant adverts": a comparison or a reason
+            # in words of its own answers the question (a repertory grid's constructs often do)
+            return IntentResult(intent=Intent.ANSWER, confidence=0.65, rationale="compares or explains")
         context = set(self._stems(f"{question} {topic}"))
         overlap = bool(set(self._stems(norm)) & context)
         if not overlap and question.strip():

@@ -84,6 +84,20 @@ def test_nothing_to_tell_is_an_answer_not_off_topic(text: str) -> None:
     assert result.intent is Intent.ANSWER, result
 
 
+def test_a_comparison_in_words_of_its_own_is_an_answer() -> None:
+    # no word in common with the triad question and none referring back, but it compares: an answer
+    question = "Pick any three video streaming services you know: which two belong together, and why?"
+    classifier = IntentClassifier()
+    for text in (
+        "Some have no adverts, whereas others have constant adverts.",
+        "Some have lots of original shows, while others have mostly old licensed films.",
+    ):
+        assert classifier.classify(text, question=question).intent is Intent.ANSWER, text
+    assert classifier.classify("The weather has been terrible lately.", question=question).intent is (
+        Intent.OFF_TOPIC
+    )
+
+
 def test_off_topic_uses_the_question() -> None:
     classifier = IntentClassifier()
     text = "The weather has been terrible lately."
