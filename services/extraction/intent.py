@@ -129,6 +129,13 @@ SKIP_RULES: tuple[_Rule, ...] = (
 )
 
 CLARIFY_RULES: tuple[_Rule, ...] = (
+    # "Why do you ask? What are you trying to find out?": the question's purpose is unclear to them
+    _r(
+        Intent.CLARIFICATION_REQUEST,
+        r"\bwhy\s+do\s+you\s+(?:ask|want\s+to\s+know)\b|\bwhat\s+are\s+you\s+(?:trying\s+to\s+find\s+out|getting\s+at)\b",
+        0.75,
+        "asks what the question is for",
+    ),
     _r(Intent.CLARIFICATION_REQUEST, r"\bwhat\s+(?:exactly\s+)?do\s+you\s+mean\b", 0.9, "asks what is meant"),
     _r(
         Intent.CLARIFICATION_REQUEST, r"\bwhat\s+does\s+(?:that|this|it)\s+mean\b", 0.85, "asks what is meant"
@@ -222,7 +229,7 @@ _NOTHING_TO_TELL = re.compile(
     r"\b(?:nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind|"
     r"(?:can'?t|cannot|couldn'?t)\s+think\s+of\s+anything|no\s+idea|"
     r"(?:don'?t|do\s+not)\s+(?:really\s+)?know|not\s+(?:really\s+)?sure|hard\s+to\s+say)\b"
-    r"|^(?:(?:um+|uh+|hmm+|well|oh)[,.]?\s+)?(?:yes|yeah|yep|yup|no|nope|not really|pretty much|exactly|"
+    r"|^(?:[a-z']+(?: [a-z']+){0,2}[,.]\s+){0,2}(?:yes|yeah|yep|yup|no|nope|not really|pretty much|exactly|"
     r"absolutely|definitely|correct|right|sure|i agree|that'?s (?:right|true|correct|about right|it))\b"
 )
 _REFERRING = frozenset(
@@ -244,6 +251,15 @@ _REFERRING = frozenset(
         "those",
         "one",
         "mine",
+        "i'd",
+        "i've",
+        "i'll",
+        "we're",
+        "we've",
+        "we'd",
+        "they're",
+        "they've",
+        "that's",
         "myself",
     }
 )

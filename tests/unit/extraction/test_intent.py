@@ -61,6 +61,14 @@ def test_precedence(text: str, expected: Intent) -> None:
     assert IntentClassifier().classify(text, question="What do you like about them?").intent is expected
 
 
+def test_asking_what_the_question_is_for_is_a_clarification_request() -> None:
+    result = IntentClassifier().classify(
+        "Strictly speaking, why do you ask? What are you trying to find out?",
+        question="Why is price important?",
+    )
+    assert result.intent is Intent.CLARIFICATION_REQUEST
+
+
 def test_confidence_and_rationale_are_reported() -> None:
     result = IntentClassifier().classify("Can we stop the interview here?")
     assert result.intent is Intent.STOP_REQUEST
@@ -75,6 +83,9 @@ def test_confidence_and_rationale_are_reported() -> None:
         "Nothing springs to mind.",
         "Hard to say, no idea honestly.",
         "Pretty much, yes.",  # to a summary: a confirmation
+        "To be precise, pretty much, yes.",
+        "Oh, well, yes, that's about right.",
+        "Again, I'd mention the station café.",  # refers to the respondent: not a change of subject
         "Well, not really, sort of.",
     ],
 )
