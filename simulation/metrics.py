@@ -10,7 +10,8 @@
   the extractor's accuracy.
 * Questions (`questions`): exact repeats (same words, case and punctuation ignored) and near
   repeats (content-lemma Jaccard ≥ 0.8, or embedding cosine ≥ 0.92 with an embedder) of an
-  earlier question; form: exactly one "?", ends with "?", length in words.
+  earlier question, rewordings the respondent asked for ("what do you mean?") counted apart;
+  form: exactly one "?", ends with "?", length in words.
 * Strategy and focus timeline, termination reason, turns, tokens and cost.
 """
 
@@ -150,17 +151,31 @@ def recall_metrics(
     )
 
 
+def reworded_questions(record: RunRecord) -> frozenset[int]:
+    """Indices (into `record.questions`) of the questions that answer a clarification request: the
+    question after a turn whose answer asked what the question meant."""
+    return frozenset(i + 1 for i, turn in enumerate(record.turns) if turn.intent == "clarification_request")
+
+
 def question_metrics(
     questions: Sequence[str],
     lemmatizer: Lemmatizer,
     embedder: Embedder | None = None,
+    reworded: frozenset[int] = frozenset(),
 ) -> QuestionMetrics:
-    """Repetition and form of `questions` (in the order asked)."""
+    """Repetition and form of `questions` (in the order asked).
+
+    `reworded`: indices of questions asked again in other words because the respondent asked what
+    the one before meant. The respondent asked for them, so they are counted apart (`rewordings`),
+    not as repeats, and the repeat rates are over the other questions after the first."""
     keys = [normalise_question(q) for q in questions]
     lemmas = [lemmatizer.content(q) for q in questions]
     vectors = embedder.encode(list(questions)) if embedder is not None and questions else None
     exact = near = 0
+    rewordings = sum(1 for i in reworded if 0 < i < len(questions))
     for i in range(1, len(questions)):
+        if i in reworded:
+            continue
         if keys[i] in keys[:i]:
             exact += 1
             near += 1
@@ -171,11 +186,12 @@ def question_metrics(
         near += int(close)
     words = [len(q.split()) for q in questions]
     n = len(questions)
-    later = max(n - 1, 0)
+    later = max(n - 1 - rewordings, 0)
     return QuestionMetrics(
         count=n,
         exact_repeats=exact,
         near_repeats=near,
+        rewordings=rewordings,
         repeated_rate_exact=_ratio(exact, later),
         repeated_rate_near=_ratio(near, later),
         single_question_share=_ratio(sum(1 for q in questions if q.count("?") == 1), n),
@@ -199,7 +215,7 @@ def compute(
     behaviours: Counter[str] = Counter(b for t in record.turns for b in t.behaviours)
     return RunMetrics(
         recall=recall,
-        questions=question_metrics(record.questions, lemmatizer, embedder),
+        questions=question_metrics(record.questions, lemmatizer, embedder, reworded_questions(record)),
         turns=len(record.turns),
         termination_reason=record.session.termination_reason
         or (record.turns[-1].termination_reason if record.turns else ""),

@@ -157,6 +157,8 @@ class QuestionMetrics(BaseModel):
     count: int
     exact_repeats: int
     near_repeats: int
+    # questions asked again in other words because the respondent asked what one meant (not repeats)
+    rewordings: int = 0
     repeated_rate_exact: float
     repeated_rate_near: float
     single_question_share: float

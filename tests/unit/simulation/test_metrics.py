@@ -113,6 +113,29 @@ def test_repeated_questions_and_form(lemmatizer: Lemmatizer) -> None:
     assert q.words_mean == pytest.approx(46 / 6)
 
 
+def test_a_rewording_the_respondent_asked_for_is_not_a_repeat(lemmatizer: Lemmatizer) -> None:
+    questions = [
+        "What do you look for in headphones?",
+        "Which one do you use most today, and why?",
+        "Which one do you use most today, and why?",  # asked again after "what do you mean?"
+        "Why does the battery matter to you?",
+    ]
+    plain = question_metrics(questions, lemmatizer)
+    assert (plain.exact_repeats, plain.near_repeats, plain.rewordings) == (1, 1, 0)
+    asked = question_metrics(questions, lemmatizer, reworded=frozenset({2}))
+    assert (asked.exact_repeats, asked.near_repeats, asked.rewordings) == (0, 0, 1)
+    assert asked.repeated_rate_near == 0.0 and asked.count == 4
+
+
+def test_compute_counts_the_question_after_a_clarification_request_as_a_rewording(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    record = sample_record()
+    record.turns[1].intent = "clarification_request"  # turn 3's question (a repeat) answers it
+    m = compute(record, mini_scenario, lemmatizer)
+    assert m.questions.rewordings == 1 and m.questions.exact_repeats == 0
+
+
 def test_compute_fills_every_section(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
     record = sample_record()
     m = compute(record, mini_scenario, lemmatizer)
