@@ -119,6 +119,13 @@ def _doing_connective(m: re.Match[str]) -> str:
     return (word.capitalize() if m.group(1)[0].isupper() else word) + " {focus}"
 
 
+def _rotated(pool: list[str], start: int) -> list[str]:
+    if not pool:
+        return []
+    start %= len(pool)
+    return pool[start:] + pool[:start]
+
+
 def _fill(template: str, values: Mapping[str, str]) -> str | None:
     try:
         text = template.format_map(values)
@@ -235,11 +242,20 @@ class FollowUpComposer:
             templates = [
                 _PLACE_BEFORE_FOCUS.sub(_doing_connective, t) for t in templates if "getting {focus}" not in t
             ]
-        pool = [text for t in templates if (text := _fill(t, values)) is not None]
-        if not pool:
-            return []
-        start = stable_index(self._seed, family) % len(pool)
-        return pool[start:] + pool[:start]
+        start = stable_index(self._seed, family)
+        if self._new_triad(values):
+            # three of the respondent's own elements, named, before a triad in general terms
+            named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
+            rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)
+            return named + rest
+        return _rotated([text for t in templates if (text := _fill(t, values)) is not None], start)
+
+    def _new_triad(self, values: Mapping[str, str]) -> bool:
+        """Whether the triad in `values` was never put to the respondent (all three in one question)."""
+        triad = [values.get(k, "").lower() for k in ("a", "b", "c")]
+        if not all(triad):
+            return False
+        return not any(all(x in q.lower() for x in triad) for q in self._request.previous_questions)
 
     def _candidates(self) -> Iterator[str]:
         values = self._values()

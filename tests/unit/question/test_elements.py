@@ -89,3 +89,25 @@ def test_a_name_already_presented_as_an_element_stays_one(methodologies: Methodo
     asked = ("Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike?",)
     focus, others = triad_labels(LABELS, FocusNode(), rgt, (), asked)
     assert focus == "" and others == ["Netflix", "YouTube", "Disney+"]
+
+
+@pytest.mark.parametrize("turn", range(3, 12))
+def test_three_known_elements_are_named_until_that_triad_was_asked(
+    methodologies: MethodologyRegistry, turn: int
+) -> None:
+    rgt = methodologies.get("repertory_grid")
+    triad = rgt.strategy("triad_elicitation")
+    assert triad is not None
+    req = follow_up(
+        methodology="repertory_grid",
+        strategy="triad_elicitation",
+        label="",
+        turn=turn,
+        recent_turns=SAID,
+        graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
+    )
+    first = FollowUpComposer(req, rgt, triad).compose()
+    assert all(e in first for e in ("Netflix", "YouTube", "Disney+")), first
+    # once that triad was put to the respondent, another wording of it is not preferred
+    again = FollowUpComposer(req.model_copy(update={"previous_questions": (first,)}), rgt, triad).compose()
+    assert again != first
