@@ -142,9 +142,26 @@ def tracked_focus(data: Mapping[str, Any] | None) -> list[tuple[int, int]]:
     ]
 
 
-def newest_labels(data: Mapping[str, Any] | None, limit: int) -> list[str]:
-    """The labels of a stored tracker's nodes, newest first (then by label), at most `limit`."""
+def newest_labels(
+    data: Mapping[str, Any] | None, limit: int, surface: Mapping[str, tuple[str, str]] | None = None
+) -> list[str]:
+    """The labels of a stored tracker's nodes, newest first (then by label), at most `limit`.
+
+    A node tracked by canonical slot may stand for several surface nodes ("netflix" and "youtube"
+    in one slot of elements); with `surface` (label and type by surface node id) each of them is
+    named, as the respondent said them, after the slot's own label."""
     states = sorted(
         _stored_states(data).values(), key=lambda s: (-int(s["created_at_turn"]), str(s.get("label", "")))
     )
-    return [str(s.get("label", "")) for s in states[:limit]]
+    known = surface or {}
+    out: list[str] = []
+    for state in states:
+        if len(out) >= limit:
+            break
+        label = str(state.get("label", ""))
+        out.append(label)
+        for node_id in state.get("surface_node_ids") or ():
+            name = known[node_id][0] if node_id in known else label
+            if name not in out:
+                out.append(name)
+    return out[:limit]

@@ -243,18 +243,17 @@ class FollowUpComposer:
                 _PLACE_BEFORE_FOCUS.sub(_doing_connective, t) for t in templates if "getting {focus}" not in t
             ]
         start = stable_index(self._seed, family)
-        if self._new_triad(values):
-            # three of the respondent's own elements, named, before a triad in general terms
-            named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
-            rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)
-            return named + rest
-        return _rotated([text for t in templates if (text := _fill(t, values)) is not None], start)
+        named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
+        rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)
+        # Three of the respondent's own elements, named, before a triad in general terms; once that
+        # triad was asked, the same three in other words come last.
+        return named + rest if self._new_triad(values) else rest + named
 
     def _new_triad(self, values: Mapping[str, str]) -> bool:
         """Whether the triad in `values` was never put to the respondent (all three in one question)."""
         triad = [values.get(k, "").lower() for k in ("a", "b", "c")]
         if not all(triad):
-            return False
+            return True  # no triad to repeat
         return not any(all(x in q.lower() for x in triad) for q in self._request.previous_questions)
 
     def _candidates(self) -> Iterator[str]:

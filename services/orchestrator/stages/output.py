@@ -168,9 +168,11 @@ class QuestionGenerationStage(Stage):
             known = known_labels(loaded, ctx.get(GraphUpdateOutput))
             labels = await node_labels(self._d, loaded.session_id, path, known)
             chain = [labels[i][0] for i in path if i in labels]
+        # every surface node behind a slot is named: the respondent said them apart
+        surface = known_labels(loaded, ctx.get(GraphUpdateOutput))
         return question_pb2.GraphSummary(
             graph_state=state,
-            node_labels=newest_labels(tracker, SUMMARY_LABELS),
+            node_labels=newest_labels(tracker, SUMMARY_LABELS, surface),
             longest_chain_labels=chain,
         )
 

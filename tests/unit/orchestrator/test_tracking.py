@@ -48,3 +48,19 @@ def test_the_newest_labels_follow_creation_then_label() -> None:
         for limit in (0, 3, 12, 100):
             assert newest_labels(stored, limit) == [s.label for s in ordered[:limit]]
     assert tracked_focus(None) == [] and newest_labels(None, 5) == []
+
+
+def test_a_slot_names_every_surface_node_behind_it() -> None:
+    # "netflix" and "youtube" share a canonical slot; the respondent named them apart
+    stored = {
+        "states": {
+            "slot-1": {"label": "netflix", "created_at_turn": 1, "surface_node_ids": ["n1", "n2"]},
+            "slot-2": {"label": "original shows", "created_at_turn": 3, "surface_node_ids": ["n3"]},
+        }
+    }
+    surface = {"n1": ("netflix", "element"), "n2": ("youtube", "element"), "n3": ("original shows", "pole")}
+    assert newest_labels(stored, 12, surface) == ["original shows", "netflix", "youtube"]
+    assert newest_labels(stored, 2, surface) == ["original shows", "netflix"]
+    # without the surface labels (or ids the turn does not know) the slot's own label stands alone
+    assert newest_labels(stored, 12) == ["original shows", "netflix"]
+    assert newest_labels(stored, 12, {"n9": ("other", "element")}) == ["original shows", "netflix"]

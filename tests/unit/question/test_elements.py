@@ -108,6 +108,6 @@ def test_three_known_elements_are_named_until_that_triad_was_asked(
     )
     first = FollowUpComposer(req, rgt, triad).compose()
     assert all(e in first for e in ("Netflix", "YouTube", "Disney+")), first
-    # once that triad was put to the respondent, another wording of it is not preferred
+    # once that triad was put to the respondent, the same three in other words come last
     again = FollowUpComposer(req.model_copy(update={"previous_questions": (first,)}), rgt, triad).compose()
-    assert again != first
+    assert not all(e in again for e in ("Netflix", "YouTube", "Disney+")), again
