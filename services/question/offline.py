@@ -40,6 +40,9 @@ _REWORDINGS: tuple[str, ...] = (
     "Thinking again about {focus}, ",
 )
 _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
+# Node types of things the respondent dealt with (a journey's touchpoints, a job's solutions): said
+# back with the article their labels dropped ("the app", "the café").
+_MET_TYPES = frozenset({"touchpoint", "solution"})
 
 
 def stable_index(*parts: object) -> int:
@@ -173,8 +176,9 @@ class FollowUpComposer:
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
             spoken, singular = self._spoken.say(focus)
-            if self._family == "actor":  # "what did the nurse do", not "what did nurse do"
-                spoken = self._spoken.as_person(spoken)
+            if self._family == "actor" or req.focus.node_type in _MET_TYPES:
+                # "what did the nurse do", "what were you expecting at the app"
+                spoken = self._spoken.with_article(spoken)
             self._doing = singular
             values = {"topic": self._topic, "focus": spoken, **agreement("it" if singular else spoken)}
         else:

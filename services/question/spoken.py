@@ -234,6 +234,8 @@ _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
 # A label that starts with one of these names a state or place the respondent is in.
 _STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
+# Common nouns the lookup tables lack (newer words, accented spellings).
+_NEWER_NOUNS = {"app", "apps", "café", "cafe", "website", "chatbot", "smartphone", "podcast", "wifi", "email"}
 # Said of a person without an article: family words used as names ("dad rang me"), pronouns.
 _NO_ARTICLE = {
     "dad",
@@ -344,16 +346,17 @@ class SpokenLabels:
             return _join(words), False
         return _join(changed), True
 
-    def as_person(self, spoken: str) -> str:
-        """A role said back as one: "the nurse", "the discharge team" (the label dropped the
-        article). Names (not in the word lists), family words used as names ("dad") and phrases
-        that start with a determiner or pronoun stay as they are."""
+    def with_article(self, spoken: str) -> str:
+        """A role or a thing the respondent dealt with, said back with the article the label
+        dropped: "the nurse", "the discharge team", "the app". Names (not in the word lists), family
+        words used as names ("dad") and phrases that start with a determiner or pronoun stay as
+        they are."""
         words = spoken.split()
         if not words or words[0] in _DETERMINERS or words[0] in _NO_ARTICLE:
             return spoken
         head = words[-1]
-        if head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
-            return f"the {spoken}"
+        if head in _NEWER_NOUNS or head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
+            return f"the {spoken}" if self._forms.nouns else spoken
         return spoken
 
     def _as_noun_phrase(self, words: list[str]) -> list[str] | None:
@@ -371,6 +374,8 @@ class SpokenLabels:
             return ["not", "being", "able", "to", *rest]
         if first in _BE and rest:
             return ["being", *rest]
+        if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
+            return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
         if first in _STATE_PREPOSITIONS and rest:
             return ["being", *words]  # "at my kitchen table" -> "being at your kitchen table"
         if first in _SUBJECTS and nxt and (nxt in _BE or self._forms.is_verb_form(nxt)):

@@ -15,6 +15,9 @@ _METHOD_SUFFIX = re.compile(
     r"journey[\s-]*map(?:ping)?|cjm|repertory[\s-]*grid|rgt|interview|study)\b[\s)]*$",
     re.IGNORECASE,
 )
+# "Online Grocery Shopping Journey": the journey is the method's; the topic is the shopping
+# ("Rail Journey" keeps it: there the journey is the topic).
+_ACTIVITY_JOURNEY = re.compile(r"(?<=ing)\s+journeys?$", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 _PLACEHOLDER = re.compile(r"\{[a-z_0-9]+\}")
 
@@ -35,7 +38,7 @@ def topic_phrase(concept: ConceptBrief) -> str:
     previous = None
     while name and name != previous:
         previous = name
-        name = _METHOD_SUFFIX.sub("", name).strip()
+        name = _ACTIVITY_JOURNEY.sub("", _METHOD_SUFFIX.sub("", name)).strip()
     name = clean_label(name)
     if not name:
         return "this topic"

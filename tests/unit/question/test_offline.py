@@ -270,6 +270,8 @@ def test_topic_phrase() -> None:
     assert topic_phrase(ConceptBrief(name="Wireless Headphones Means-End Chain")) == "wireless headphones"
     assert topic_phrase(ConceptBrief(name="Coffee (JTBD)")) == "coffee"
     assert topic_phrase(ConceptBrief(name="iPhone upgrades")) == "iPhone upgrades"
+    assert topic_phrase(ConceptBrief(name="Online Grocery Shopping Journey")) == "online grocery shopping"
+    assert topic_phrase(ConceptBrief(name="Rail Journey")) == "rail journey"
     assert topic_phrase(ConceptBrief(name="BBC iPlayer")) == "BBC iPlayer"
     assert topic_phrase(ConceptBrief(name="")) == "this topic"
 
