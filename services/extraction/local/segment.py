@@ -245,10 +245,26 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
 def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
     idx = list(idx)
     while idx and (doc[idx[-1]].pos_ in _TRAIL_DROP_POS or doc[idx[-1]].lower_ in _TRAIL_DROP):
-        if doc[idx[-1]].lower_ in {"not", "n't"} or doc[idx[-1]].like_num or _ends_time_phrase(doc, idx):
+        if (
+            doc[idx[-1]].lower_ in {"not", "n't"}
+            or doc[idx[-1]].like_num
+            or _ends_time_phrase(doc, idx)
+            or _object_of_second_verb(doc, idx)
+        ):
             break
         idx.pop()
     return idx
+
+
+def _object_of_second_verb(doc: Doc, idx: list[int]) -> bool:
+    # "copy last week's order and tweak it": without "it", "and tweak" dangles (a word between
+    # "and" and "it" is a verb, whatever the lookup tagger says)
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_ in {"it", "them"}
+        and doc[idx[-2]].is_alpha
+        and doc[idx[-3]].lower_ == "and"
+    )
 
 
 def _ends_time_phrase(doc: Doc, idx: list[int]) -> bool:

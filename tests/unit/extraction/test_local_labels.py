@@ -79,3 +79,12 @@ async def test_an_adverb_left_before_a_cut_off_clause_is_dropped(offline_engine:
         methodology="means_end_chain",
     )
     assert "focus" in labels and not any(label.endswith(" even") for label in labels), labels
+
+
+async def test_the_object_of_a_second_verb_stays(offline_engine: ExtractionEngine) -> None:
+    labels = await _labels(
+        offline_engine,
+        "I copy last week's order and tweak it, which meant I feel relieved.",
+        methodology="customer_journey_mapping",
+    )
+    assert "copy last week's order and tweak it" in labels, labels
