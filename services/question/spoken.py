@@ -234,8 +234,21 @@ _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
 # A label that starts with one of these names a state or place the respondent is in.
 _STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
-# Common nouns the lookup tables lack (newer words, accented spellings).
-_NEWER_NOUNS = {"app", "apps", "café", "cafe", "website", "chatbot", "smartphone", "podcast", "wifi", "email"}
+# Common nouns the lookup tables lack (newer words, accented and British spellings).
+_NEWER_NOUNS = {
+    "app",
+    "apps",
+    "café",
+    "cafe",
+    "website",
+    "chatbot",
+    "smartphone",
+    "podcast",
+    "wifi",
+    "email",
+    "carer",
+    "carers",
+}
 # Said of a person without an article: family words used as names ("dad rang me"), pronouns.
 _NO_ARTICLE = {
     "dad",

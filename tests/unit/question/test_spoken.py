@@ -121,6 +121,7 @@ def test_a_doing_is_asked_about_with_when_not_at(
         ("the ward sister", "the ward sister"),
         ("priya", "priya"),  # a name: in no word list
         ("app", "the app"),  # newer than the word lists
+        ("carer", "the carer"),
         ("station café", "the station café"),
     ],
 )
