@@ -217,14 +217,14 @@ OFF_TOPIC_RULES: tuple[_Rule, ...] = (
 )
 
 _CONTENT_FOR_ANSWER = 7  # content words outside a cue that make the turn a real answer
-# Replies that answer without naming anything: "nothing else comes to mind", "no idea", and a yes or
-# no to a summary ("pretty much, yes"). They share no words with the question, so the overlap rule
-# below would call them off-topic; they are answers (with nothing in them).
 # Connectives of a comparison or an explanation: an off-topic remark rarely reasons.
 _REASONING = re.compile(
     r"\b(?:whereas|because|so that|which means|that means|compared (?:to|with)|unlike|instead of|"
     r"rather than|on the other hand|than|some\b.*\b(?:while|but|and)\s+others)\b"
 )
+# Replies that answer without naming anything: "nothing else comes to mind", "no idea", and a yes or
+# no to a summary ("pretty much, yes"). They share no words with the question, so the overlap rule
+# below would call them off-topic; they are answers (with nothing in them).
 _NOTHING_TO_TELL = re.compile(
     r"\b(?:nothing\s+(?:else\s+|more\s+)?(?:comes|springs)\s+to\s+mind|"
     r"(?:can'?t|cannot|couldn'?t)\s+think\s+of\s+anything|no\s+idea|"

@@ -199,11 +199,11 @@ def offline_rephrase(request: RephraseRequest) -> str:
     if simpler is None:
         topic = topic_phrase(request.concept)
         return f"Let me ask it differently: what is your own experience with {topic}?"
-    seed = stable_index(request.session_id, question)
     if request.attempt >= 2:
         leads = NARROW_LEADS[(request.attempt - 2) % len(NARROW_LEADS) :] + NARROW_LEADS
         simpler = first_part(simpler) or simpler
     else:
+        seed = stable_index(request.session_id, question)
         leads = REPHRASE_LEADS[seed % len(REPHRASE_LEADS) :] + REPHRASE_LEADS
     asked = {normalise_question(request.question), normalise_question(question)}
     candidates = [lead + lower_first(simpler) for lead in leads]

@@ -365,11 +365,11 @@ class SpokenLabels:
         words used as names ("dad") and phrases that start with a determiner or pronoun stay as
         they are."""
         words = spoken.split()
-        if not words or words[0] in _DETERMINERS or words[0] in _NO_ARTICLE:
-            return spoken
+        if not self._forms.nouns or not words or words[0] in _DETERMINERS or words[0] in _NO_ARTICLE:
+            return spoken  # without the word lists no article is guessed
         head = words[-1]
         if head in _NEWER_NOUNS or head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
-            return f"the {spoken}" if self._forms.nouns else spoken
+            return f"the {spoken}"
         return spoken
 
     def _as_noun_phrase(self, words: list[str]) -> list[str] | None:

@@ -197,18 +197,15 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     Returns the label and the token indices it kept (for the quote span).
     """
     idx = sorted(set(indices))
-    while idx:
-        while (
-            idx
-            and (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
+    while idx and (
+        (
+            (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
             and not _keep_lead(doc, idx)
-        ):
-            idx.pop(0)
+        )
         # "(I) guess I try to get a slot": a hedge before a clause of its own is not part of it
-        if len(idx) > 2 and doc[idx[0]].lower_ in _HEDGE_VERBS and doc[idx[1]].lower_ in _SUBJECTS:
-            idx = idx[1:]
-            continue
-        break
+        or (len(idx) > 2 and doc[idx[0]].lower_ in _HEDGE_VERBS and doc[idx[1]].lower_ in _SUBJECTS)
+    ):
+        idx.pop(0)
     idx = _trim_trailing(doc, idx)
     if _word_count(doc, idx) > MAX_LABEL_WORDS:
         while _word_count(doc, idx) > MAX_LABEL_WORDS:

@@ -161,18 +161,17 @@ class QuestionGenerationStage(Stage):
         state = ctx.get(StateComputationOutput).graph_state
         tracker = ctx.get(StrategySelectionOutput).tracker
         path = list(state.depth.longest_chain_path)
+        known = known_labels(loaded, ctx.get(GraphUpdateOutput))
         # The graph store names the chain's nodes; a state without the labels (a checkpoint from an
         # older graph store) is looked up.
         chain = list(state.depth.longest_chain_labels)
         if path and len(chain) != len(path):
-            known = known_labels(loaded, ctx.get(GraphUpdateOutput))
             labels = await node_labels(self._d, loaded.session_id, path, known)
             chain = [labels[i][0] for i in path if i in labels]
-        # every surface node behind a slot is named: the respondent said them apart
-        surface = known_labels(loaded, ctx.get(GraphUpdateOutput))
         return question_pb2.GraphSummary(
             graph_state=state,
-            node_labels=newest_labels(tracker, SUMMARY_LABELS, surface),
+            # every surface node behind a slot is named: the respondent said them apart
+            node_labels=newest_labels(tracker, SUMMARY_LABELS, known),
             longest_chain_labels=chain,
         )
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from services.question.elements import element_name, element_types, triad_labels
-from services.question.models import FocusNode, GraphDigest, Speaker, Utterance
+from services.question.models import FocusNode, FollowUpRequest, GraphDigest, Speaker, Utterance
 from services.question.offline import FollowUpComposer
 from shared.methodology import MethodologyRegistry
+from shared.methodology_models import MethodologyConfig, StrategyConfig
 from tests.unit.question.conftest import follow_up
 
 # Graph labels are lower-cased by extraction; the respondent wrote the names with capitals.
@@ -22,6 +23,24 @@ SAID = (
         turn_number=1,
     ),
 )
+
+
+def _triad_strategy(methodologies: MethodologyRegistry) -> tuple[MethodologyConfig, StrategyConfig]:
+    rgt = methodologies.get("repertory_grid")
+    triad = rgt.strategy("triad_elicitation")
+    assert triad is not None
+    return rgt, triad
+
+
+def _triad_request(turn: int, node_labels: tuple[str, ...] = LABELS, node_count: int = 6) -> FollowUpRequest:
+    return follow_up(
+        methodology="repertory_grid",
+        strategy="triad_elicitation",
+        label="",
+        turn=turn,
+        recent_turns=SAID,
+        graph_summary=GraphDigest(node_count=node_count, node_labels=node_labels),
+    )
 
 
 def test_names_written_with_capitals_are_elements() -> None:
@@ -45,17 +64,8 @@ def test_the_focus_counts_only_when_its_node_type_is_an_element(methodologies: M
 
 @pytest.mark.parametrize("turn", range(3, 12))
 def test_a_triad_never_names_a_pole_or_construct(methodologies: MethodologyRegistry, turn: int) -> None:
-    rgt = methodologies.get("repertory_grid")
-    triad = rgt.strategy("triad_elicitation")
-    assert triad is not None
-    req = follow_up(
-        methodology="repertory_grid",
-        strategy="triad_elicitation",
-        label="",
-        turn=turn,
-        recent_turns=SAID,
-        graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
-    )
+    rgt, triad = _triad_strategy(methodologies)
+    req = _triad_request(turn)
     question = FollowUpComposer(req, rgt, triad).compose()
     lowered = question.lower()
     assert not [p for p in POLES if p in lowered], question
@@ -66,18 +76,9 @@ def test_a_triad_never_names_a_pole_or_construct(methodologies: MethodologyRegis
 def test_without_three_elements_the_triad_is_asked_in_general_terms(
     methodologies: MethodologyRegistry,
 ) -> None:
-    rgt = methodologies.get("repertory_grid")
-    triad = rgt.strategy("triad_elicitation")
-    assert triad is not None
+    rgt, triad = _triad_strategy(methodologies)
     for turn in range(3, 9):
-        req = follow_up(
-            methodology="repertory_grid",
-            strategy="triad_elicitation",
-            label="",
-            turn=turn,
-            recent_turns=SAID,
-            graph_summary=GraphDigest(node_count=3, node_labels=("netflix", *sorted(POLES))),
-        )
+        req = _triad_request(turn, ("netflix", *sorted(POLES)), node_count=3)
         question = FollowUpComposer(req, rgt, triad).compose()
         assert not [p for p in POLES if p in question.lower()], question
         assert "alike" in question or "odd one out" in question or "belong together" in question, question
@@ -95,17 +96,8 @@ def test_a_name_already_presented_as_an_element_stays_one(methodologies: Methodo
 def test_three_known_elements_are_named_until_that_triad_was_asked(
     methodologies: MethodologyRegistry, turn: int
 ) -> None:
-    rgt = methodologies.get("repertory_grid")
-    triad = rgt.strategy("triad_elicitation")
-    assert triad is not None
-    req = follow_up(
-        methodology="repertory_grid",
-        strategy="triad_elicitation",
-        label="",
-        turn=turn,
-        recent_turns=SAID,
-        graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
-    )
+    rgt, triad = _triad_strategy(methodologies)
+    req = _triad_request(turn)
     first = FollowUpComposer(req, rgt, triad).compose()
     assert all(e in first for e in ("Netflix", "YouTube", "Disney+")), first
     # once that triad was put to the respondent, the same three in other words come last
