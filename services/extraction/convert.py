@@ -61,10 +61,11 @@ _SPEAKER_FROM_PB = {
 
 
 def preprocess_request(req: extraction_pb2.PreprocessRequest, max_chars: int) -> None:
-    """Validate a Preprocess request (text required, question bounded)."""
+    """Validate a Preprocess request (text required, question and topic bounded)."""
     v = Violations()
     v.require_text(req.text, "text", max_chars)
     v.check(len(req.question) <= max_chars, "question", f"must be at most {max_chars} characters")
+    v.check(len(req.topic) <= max_chars, "topic", f"must be at most {max_chars} characters")
     v.raise_if_any()
 
 

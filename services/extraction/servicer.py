@@ -27,7 +27,7 @@ class ExtractionServicer(extraction_pb2_grpc.ExtractionServiceServicer):
         """Stage 2.5: sentences, lemmas, discourse relations, frames and the respondent's intent."""
         convert.preprocess_request(request, self._max_chars)
         result = await self._engine.apreprocess(
-            request.text, question=request.question, enabled=request.enable_srl
+            request.text, question=request.question, topic=request.topic, enabled=request.enable_srl
         )
         return convert.preprocess_response(result)
 

@@ -159,6 +159,7 @@ class DepthMetrics(_Model):
     avg_depth: float = 0.0
     longest_chain_path: list[str] = Field(default_factory=list)
     longest_chain_labels: list[str] = Field(default_factory=list)
+    longest_chain_node_types: list[str] = Field(default_factory=list)
 
 
 class ChainCompletion(_Model):

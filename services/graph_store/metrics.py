@@ -209,6 +209,7 @@ def compute_graph_state(
     condensed = condense(adj)
     depth = depth_metrics([n.id for n in nodes], adj, methodology.level_count, condensed)
     depth.longest_chain_labels = [nodes[pos[i]].label for i in depth.longest_chain_path]
+    depth.longest_chain_node_types = [nodes[pos[i]].node_type for i in depth.longest_chain_path]
     return GraphState(
         session_id=session_id,
         node_count=len(nodes),

@@ -247,6 +247,30 @@ async def test_preprocess_round_trip(offline_stub: extraction_pb2_grpc.Extractio
     assert len(disabled.sentences) == len(disabled.discourse_relations) == len(disabled.frames) == 0
 
 
+async def test_preprocess_reads_the_topic_words_for_off_topic(
+    offline_stub: extraction_pb2_grpc.ExtractionServiceStub,
+) -> None:
+    # "Netflix" shares no word with the question; the concept's vocabulary names it
+    text, question = "Really though, the main thing is still Netflix.", "What other examples come to mind?"
+    without = await offline_stub.Preprocess(extraction_pb2.PreprocessRequest(text=text, question=question))
+    assert without.intent.intent == common_pb2.RESPONDENT_INTENT_OFF_TOPIC
+    with_topic = await offline_stub.Preprocess(
+        extraction_pb2.PreprocessRequest(
+            text=text, question=question, topic="Video Streaming Services; Netflix; Disney+"
+        )
+    )
+    assert with_topic.intent.intent == common_pb2.RESPONDENT_INTENT_ANSWER
+
+
+async def test_preprocess_rejects_a_topic_over_the_text_limit(
+    offline_stub: extraction_pb2_grpc.ExtractionServiceStub,
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as excinfo:
+        await offline_stub.Preprocess(extraction_pb2.PreprocessRequest(text="Fine.", topic="x" * 100_000))
+    assert excinfo.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert set(_violations(excinfo.value)) == {"topic"}
+
+
 async def test_classify_intent(offline_stub: extraction_pb2_grpc.ExtractionServiceStub) -> None:
     reply = await offline_stub.ClassifyIntent(
         extraction_pb2.ClassifyIntentRequest(text="Sorry, I have to go now.")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from opentelemetry import trace
 
@@ -112,7 +114,10 @@ def start_intake(d: StageDeps, session: SessionRow, text: str) -> EarlyIntake:
         with _tracer.start_as_current_span(PREPROCESS_SPAN) as span:
             span.set_attribute("session.id", session.id)
             request = extraction_pb2.PreprocessRequest(
-                text=text, question=session.current_question, enable_srl=d.settings.enable_srl
+                text=text,
+                question=session.current_question,
+                enable_srl=d.settings.enable_srl,
+                topic=topic_words(session.concept),
             )
             response: extraction_pb2.PreprocessResponse = await d.deps(
                 d.deps.extraction.Preprocess, request, service="extraction"
@@ -124,6 +129,23 @@ def start_intake(d: StageDeps, session: SessionRow, text: str) -> EarlyIntake:
         utterances=asyncio.create_task(d.repo.list_utterances(session.id)),
         preprocess=asyncio.create_task(preprocess()),
     )
+
+
+# Preprocess rejects a topic longer than its text limit (5000 by default); a long vocabulary is a
+# hint worth its first terms, never a failed turn.
+MAX_TOPIC_CHARS = 500
+
+
+def topic_words(concept: Mapping[str, Any]) -> str:
+    """The concept's name and vocabulary (as many terms as fit `MAX_TOPIC_CHARS`): what an on-topic
+    answer may mention."""
+    terms = [str(concept.get("name") or ""), *(str(t) for t in concept.get("vocabulary") or [])]
+    out = ""
+    for term in (t.strip() for t in terms):
+        joined = f"{out}; {term}" if out else term
+        if term and len(joined) <= MAX_TOPIC_CHARS:
+            out = joined
+    return out
 
 
 def _intake(ctx: PipelineContext) -> EarlyIntake:

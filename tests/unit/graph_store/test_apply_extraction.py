@@ -134,8 +134,13 @@ async def test_cross_turn_edges_resolve_earlier_nodes_by_label_and_embedding(
         "feel relaxed",
         "peace of mind",
     ]
-    labels = {n.id: n.label for n in await store.batch_get_nodes(sid, state.depth.longest_chain_path)}
-    assert state.depth.longest_chain_labels == [labels[i] for i in state.depth.longest_chain_path]
+    nodes = {n.id: n for n in await store.batch_get_nodes(sid, state.depth.longest_chain_path)}
+    assert state.depth.longest_chain_labels == [nodes[i].label for i in state.depth.longest_chain_path]
+    # and typed, in the same order (a question tells a ladder from a contrast by them)
+    assert state.depth.longest_chain_node_types == [
+        nodes[i].node_type for i in state.depth.longest_chain_path
+    ]
+    assert state.depth.longest_chain_node_types[0] == "attribute"
     assert state.chain_completion.has_complete is True
     assert state == await store.graph_state(sid, "means_end_chain")
 
