@@ -10,9 +10,11 @@ utterance text is stored instead.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from services.extraction.casing import cased_label
 from services.extraction.filler import is_filler_label
 from services.extraction.models import ExistingNode, ExtractedConcept, ExtractedRelationship, Quote
 from shared.methodology_models import MethodologyConfig
@@ -79,10 +81,17 @@ def validate_items(
     utterance_id: str,
     methodology: MethodologyConfig,
     existing: tuple[ExistingNode, ...] = (),
+    names: Sequence[str] = (),
 ) -> tuple[list[ExtractedConcept], list[ExtractedRelationship], list[str]]:
-    """Keep the valid items; return them with one warning per dropped or merged item."""
+    """Keep the valid items; return them with one warning per dropped or merged item.
+
+    Items are compared by their normalised (lower-case) label; a kept concept's label keeps the
+    capitals of the names in it (`casing.cased_label`), from the answer or else from `names` (the
+    concept's vocabulary) and the existing nodes' labels.
+    """
     warnings: list[str] = []
     node_types = {n.name for n in methodology.ontology.nodes}
+    known = [*names, *(n.label for n in existing)]
     kept: dict[str, ExtractedConcept] = {}
     for i, raw in enumerate(concepts):
         label = normalise_label(raw.label)
@@ -108,7 +117,7 @@ def validate_items(
             warnings.append(f"{where}: dropped, quote not found in the utterance")
             continue
         concept = ExtractedConcept(
-            label=label,
+            label=cased_label(label, text, span, known),
             node_type=raw.node_type,
             confidence=_clamp(raw.confidence),
             stance=(raw.stance > 0) - (raw.stance < 0),
@@ -125,8 +134,10 @@ def validate_items(
         kept[key] = concept
     final_concepts = list(kept.values())
     types_by_label: dict[str, set[str]] = {}
+    extracted_labels: dict[str, str] = {}
     for c in final_concepts:
-        types_by_label.setdefault(c.label, set()).add(c.node_type)
+        types_by_label.setdefault(normalise_label(c.label), set()).add(c.node_type)
+        extracted_labels.setdefault(normalise_label(c.label), c.label)
     for node in existing:
         types_by_label.setdefault(normalise_label(node.label), set()).add(node.node_type)
     existing_labels = {normalise_label(n.label): n.label for n in existing}
@@ -168,12 +179,8 @@ def validate_items(
             warnings.append(f"{where}: dropped, quote not found in the utterance")
             continue
         rel = ExtractedRelationship(
-            source_label=existing_labels.get(src, src)
-            if src not in {c.label for c in final_concepts}
-            else src,
-            target_label=existing_labels.get(dst, dst)
-            if dst not in {c.label for c in final_concepts}
-            else dst,
+            source_label=extracted_labels.get(src) or existing_labels.get(src, src),
+            target_label=extracted_labels.get(dst) or existing_labels.get(dst, dst),
             edge_type=rel_in.edge_type,
             confidence=_clamp(rel_in.confidence),
             quote=Quote(text=text[span[0] : span[1]], start=span[0], end=span[1], utterance_id=utterance_id),

@@ -224,6 +224,7 @@ class ExtractionEngine:
             utterance_id=request.utterance_id,
             methodology=methodology,
             existing=request.existing_nodes,
+            names=request.concept.vocabulary,
         )
         if warnings:
             log.info(

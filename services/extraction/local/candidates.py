@@ -73,6 +73,11 @@ class Candidate:
 _NOMINAL = frozenset({CueMode.PHRASE, CueMode.NOUNS, CueMode.CHUNK_AFTER})
 
 
+# Stop words that make an ignored noun an item: "their own series", "the same shows everywhere"
+# are poles; "the series", "shows" alone are not.
+_QUALIFIERS = {"own", "same"}
+
+
 class CandidateFinder:
     """Turns one clause's cue matches (and vocabulary hits) into candidates.
 
@@ -241,8 +246,16 @@ class CandidateFinder:
             end = _after_end(doc, clause, m, matches)
             if end == m.end:
                 return None
+            subject = _state_subject(doc, clause, m, matches, chunks)
             return self._make(
-                doc, clause, m.kept + list(range(m.end, end)), m.start, m.end, node_type, conf, source
+                doc,
+                clause,
+                subject + m.kept + list(range(m.end, end)),
+                subject[0] if subject else m.start,
+                m.end,
+                node_type,
+                conf,
+                source,
             )
         if mode is CueMode.BEFORE:
             start = _before_start(doc, clause, m, matches, chunks)
@@ -272,6 +285,11 @@ class CandidateFinder:
         nxt = next((c for c in chunks if m.end <= c.start < min(clause.end, m.end + 4)), None)
         if nxt is None or nxt.end > clause.end:
             return None
+        if any(
+            o.cue.mode is CueMode.NOUNS and o.cue.node_type != node_type and nxt.start <= o.start < nxt.end
+            for o in matches
+        ):
+            return None  # "I pay attention to Netflix": a named element stays an element, not a pole
         return self._make(
             doc,
             clause,
@@ -302,7 +320,7 @@ class CandidateFinder:
             return None
         label, kept = shaped
         lemmas = frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
-        content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i])}
+        content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i]) or doc[i].lower_ in _QUALIFIERS}
         if not content or content <= self.lexicon.ignore:
             return None
         q_start = min(q_start, kept[0])
@@ -346,6 +364,8 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             and o.cue.mode is not CueMode.NOUNS
             and o.cue.node_type != m.cue.node_type
             and content_between(m.end, o.start)
+            # "saw a colleague's | capsule machine": a possessor belongs to the phrase it owns
+            and doc[o.start - 1].lower_.replace("’", "'") != "'s"
         ),
         default=clause.end,
     )
@@ -362,10 +382,43 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             end = _without_dangling_time(doc, m.end, end) if tok.lower_ in {"before", "after"} else end
             break
         nxt = doc[end + 1] if end + 1 < clause.end else None
-        if tok.pos_ == "CCONJ" and nxt is not None and nxt.pos_ in {"DET", "PRON", "VERB", "AUX"}:
+        if tok.pos_ == "CCONJ" and nxt is not None and _new_clause_after(doc, end + 1, clause.end):
             break  # "... and ended up back in hospital", "... and the ward was short-staffed"
         end += 1
     return end
+
+
+def _state_subject(
+    doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span]
+) -> list[int]:
+    """The noun phrase a kept "was/were …" cue describes, when it stands right before the cue.
+
+    "all the good slots | were gone by sunday night": without its subject the state reads as a doing
+    ("gone by sunday night" said back as "going by sunday night").
+    """
+    if not m.kept or m.kept[0] != m.start or doc[m.start].lemma_.lower() != "be":
+        return []
+    chunk = next((c for c in chunks if c.end == m.start and c.start >= clause.start), None)
+    if chunk is None or doc[chunk.end - 1].pos_ not in {"NOUN", "PROPN"}:
+        return []
+    if any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches):
+        return []  # "YouTube is mostly …": a subject that is an item of its own stays one
+    return list(range(chunk.start, chunk.end))
+
+
+def _new_clause_after(doc: Doc, start: int, end: int) -> bool:
+    """Whether doc[start:end], right after "and"/"but", starts a clause of its own.
+
+    A verb opens one ("and ended up back in hospital"); so does a determiner or pronoun with a verb
+    after it ("and the ward was short-staffed"). Without a verb it is the second half of a noun
+    phrase ("between the school run and my train").
+    """
+    first = doc[start]
+    if first.pos_ in {"VERB", "AUX"}:
+        return True
+    if first.pos_ not in {"DET", "PRON"}:
+        return False
+    return any(doc[i].pos_ in {"VERB", "AUX"} for i in range(start + 1, end))
 
 
 def _without_dangling_time(doc: Doc, start: int, end: int) -> int:

@@ -107,6 +107,8 @@ class LexiconFile(BaseModel):
     contrast_types: dict[str, str] = Field(default_factory=dict)
     # node type of what follows the verb when two or more vocabulary/noun items are its subject
     pair_subject_type: str | None = None
+    # node type of the pole named in "on the <pole> side" / "at the <pole> end" (a grid's placements)
+    placement_type: str | None = None
     # node type of the subject of "<noun phrase> is <adjective>" ("the clamp is gentle" → attribute)
     property_type: str | None = None
     # a stated causal link between two items of one type that may not link to each other retypes the
@@ -226,7 +228,7 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
     ]
     problems += [f"question_types.{t}: not a node type" for t in spec.question_types if t not in node_names]
     problems += [f"reason_types.{t}: not a node type" for t in spec.reason_types if t not in node_names]
-    for key in ("pair_subject_type", "property_type", "vocabulary_type"):
+    for key in ("pair_subject_type", "property_type", "placement_type", "vocabulary_type"):
         value = getattr(spec, key)
         if value is not None and value not in node_names:
             problems.append(f"{key}: {value!r} is not a node type")

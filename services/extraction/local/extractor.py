@@ -25,6 +25,7 @@ from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
     pair_subjects,
+    placements,
     properties,
     question_typed,
     sequence_events,
@@ -75,6 +76,7 @@ class LocalExtractor:
         cands += question_typed(doc, parts, cands, lex, request.question)
         cands += pair_subjects(doc, parts, cands, lex)
         cands += properties(doc, parts, cands, lex, analysis.chunks)
+        cands += placements(doc, parts, cands, lex)
         cands += rementions(
             doc, parts, cands, request.existing_nodes, set(chooser_types(methodology)), self.pre.pipeline
         )

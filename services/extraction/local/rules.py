@@ -4,7 +4,8 @@
 * `question_types`: the interviewer's question types the answer's predicate-like items;
 * `property_type`: the subject of "<noun phrase> is <adjective>";
 * `pair_subject_type`: what two items named together share ("A and B are easy to browse");
-* `contrast_types`: the other side of "A whereas B" is A's counterpart type.
+* `contrast_types`: the other side of "A whereas B" is A's counterpart type;
+* `placement_type`: the pole named in "on the <pole> side" ("I'd put Netflix on the adverts side").
 """
 
 from __future__ import annotations
@@ -354,6 +355,45 @@ def pair_subjects(doc: Doc, parts: list[Clause], cands: list[Candidate], lex: Cu
         )
         if cand is not None:
             out.append(cand)
+    return out
+
+
+_PLACE_LEADS = frozenset({"on", "at", "towards", "toward", "nearer", "closer"})
+_PLACE_ENDS = frozenset({"side", "end"})
+
+
+def placements(doc: Doc, parts: list[Clause], cands: list[Candidate], lex: CueLexicon) -> list[Candidate]:
+    """Apply `placement_type`: the pole named in "on the <pole> side" / "at the <pole> end"
+    ("I'd put Disney+ firmly on the 'scrolling for half an hour' side"). The element placed there
+    is linked to it like any participant of the clause."""
+    node_type = lex.spec.placement_type
+    if node_type is None:
+        return []
+    taken = {i for c in cands for i in c.label_tokens}
+    out: list[Candidate] = []
+    for clause in parts:
+        for i in range(clause.start, clause.end - 2):
+            if doc[i].lower_ not in _PLACE_LEADS or doc[i + 1].lower_ not in {"the", "to"}:
+                continue
+            start = i + 2 if doc[i + 1].lower_ == "the" else i + 3  # "closer to the … end"
+            if start < clause.end and doc[start - 1].lower_ != "the":
+                continue
+            end = next(
+                (
+                    j
+                    for j in range(start + 1, min(clause.end, start + MAX_LABEL_WORDS + 3))
+                    if doc[j].lower_ in _PLACE_ENDS
+                ),
+                None,
+            )
+            if end is None or any(k in taken for k in range(start, end)):
+                continue
+            cand = clause_candidate(
+                doc, Clause(clause.index, start, end), node_type, lex, INFERRED_CONFIDENCE + 0.1, "placement"
+            )
+            if cand is not None:
+                out.append(cand)
+                taken.update(cand.label_tokens)
     return out
 
 

@@ -236,6 +236,8 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
     first = doc[idx[0]].lower_
     if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
         return True
+    if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
+        return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
 
 

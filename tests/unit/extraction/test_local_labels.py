@@ -30,6 +30,12 @@ async def _labels(engine: ExtractionEngine, text: str, methodology: str = "jobs_
             "bought a hand grinder the week after",
             "bought a hand grinder the week",
         ),
+        # a possessor belongs to the noun phrase it owns, even when that phrase is an item of its own
+        (
+            "Then I saw a colleague's capsule machine in the office kitchen.",
+            "saw a colleague's capsule machine",
+            "saw a colleague",
+        ),
         # a number belongs to the noun phrase it counts, even when that phrase is an item of its own
         (
             "As I said, I compared three capsule machines online.",
@@ -88,3 +94,119 @@ async def test_the_object_of_a_second_verb_stays(offline_engine: ExtractionEngin
         methodology="customer_journey_mapping",
     )
     assert "copy last week's order and tweak it" in labels, labels
+
+
+async def test_a_pole_of_an_ignored_noun_with_own_is_kept_whole(offline_engine: ExtractionEngine) -> None:
+    # "series" alone is no item, "their own series" is a pole; "on the other" gives its opposite
+    request = ExtractionRequest(
+        session_id="s1",
+        utterance_id="u1",
+        text=(
+            "On one side it's their own series you can't get elsewhere, "
+            "on the other the same reruns everywhere."
+        ),
+        question="How are two of them alike and different from the third?",
+        methodology="repertory_grid",
+        concept=ConceptBrief(id="streaming", name="Streaming services"),
+    )
+    result = await offline_engine.extract(request)
+    poles = {c.node_type: c.label for c in result.concepts}
+    assert poles.get("emergent_pole") == "their own series you can't get elsewhere", poles
+    assert poles.get("implicit_pole", "").endswith("reruns everywhere"), poles
+    assert [(r.source_label, r.edge_type) for r in result.relationships] == [
+        ("their own series you can't get elsewhere", "contrasts_with")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Practically speaking, one thing I pay attention to is good recommendations.",
+        "I really care about good recommendations.",
+        "I went for good recommendations, nothing fancy.",
+    ],
+)
+async def test_what_a_viewer_attends_to_is_a_pole(offline_engine: ExtractionEngine, text: str) -> None:
+    labels = await _labels(offline_engine, text, methodology="repertory_grid")
+    assert "good recommendations" in labels, labels
+
+
+@pytest.mark.parametrize("text", ["One thing I pay attention to is Netflix.", "I really care about Disney+."])
+async def test_a_named_element_attended_to_stays_an_element(
+    offline_engine: ExtractionEngine, text: str
+) -> None:
+    request = ExtractionRequest(
+        session_id="s1",
+        utterance_id="u1",
+        text=text,
+        question="Which services do you know well?",
+        methodology="repertory_grid",
+        concept=ConceptBrief(id="streaming", name="Streaming services"),
+    )
+    result = await offline_engine.extract(request)
+    assert [c.node_type for c in result.concepts] == ["element"], result.concepts
+
+
+async def test_and_between_two_noun_phrases_does_not_end_the_label(offline_engine: ExtractionEngine) -> None:
+    labels = await _labels(offline_engine, "Then I compared the price and the taste.")
+    assert "compared the price and the taste" in labels, labels
+    # "and" before a clause of its own still ends it
+    labels = await _labels(
+        offline_engine, "I bought a grinder and the coffee tasted better.", methodology="jobs_to_be_done"
+    )
+    assert not any("grinder and" in label for label in labels), labels
+
+
+async def test_a_state_keeps_the_noun_phrase_it_describes(offline_engine: ExtractionEngine) -> None:
+    # "gone by Sunday night" alone would be said back as the doing "going by Sunday night"
+    labels = await _labels(
+        offline_engine,
+        "All the good slots are gone by Sunday night, so I get anxious about getting a slot.",
+        methodology="customer_journey_mapping",
+    )
+    assert "good slots are gone by Sunday night" in labels, labels
+    # a subject that is an item of its own stays one ("YouTube" is an element, "random clips" a pole)
+    labels = await _labels(
+        offline_engine,
+        "Netflix has original shows, whereas YouTube is mostly random clips.",
+        "repertory_grid",
+    )
+    assert "YouTube" in labels and not any(label.startswith("YouTube is") for label in labels), labels
+
+
+@pytest.mark.parametrize(
+    ("text", "element", "pole"),
+    [
+        (
+            "I'd put Disney+ firmly on the 'scrolling for half an hour' side.",
+            "Disney+",
+            "scrolling for half an hour",
+        ),
+        ("I think Netflix is more on the good recommendations end.", "Netflix", "good recommendations"),
+        ("YouTube sits closer to the constant adverts end.", "YouTube", "constant adverts"),
+    ],
+)
+async def test_a_placement_names_a_pole_and_links_the_element(
+    offline_engine: ExtractionEngine, text: str, element: str, pole: str
+) -> None:
+    request = ExtractionRequest(
+        session_id="s1",
+        utterance_id="u1",
+        text=text,
+        question="Where would each of them fall on that?",
+        methodology="repertory_grid",
+        concept=ConceptBrief(id="streaming", name="Streaming services"),
+    )
+    result = await offline_engine.extract(request)
+    assert {(c.label, c.node_type) for c in result.concepts} == {
+        (element, "element"),
+        (pole, "emergent_pole"),
+    }
+    assert [(r.source_label, r.edge_type, r.target_label) for r in result.relationships] == [
+        (element, "placed_at", pole)
+    ]
+
+
+async def test_an_idiom_with_end_is_no_placement(offline_engine: ExtractionEngine) -> None:
+    labels = await _labels(offline_engine, "At the end of the day it's about the shows.", "repertory_grid")
+    assert labels == set(), labels

@@ -1,0 +1,92 @@
+"""Labels keep the capitals of names as the respondent wrote them ("Netflix", "Dr Patel", "I").
+
+Labels are compared lower-case everywhere (here, in the graph store, in the slot discovery), but the
+interviewer says them back, and "Thinking of netflix and youtube, …" reads as if it did not listen.
+Each word of a normalised (lower-case) label takes the case it has where the respondent wrote it:
+
+- within the label's own quote first, then anywhere in the answer: a capital that is not merely
+  the start of a sentence ("I use Netflix"), or capitals inside the word ("YouTube", "BBC"), make
+  the word a name; a word written lower-case mid-sentence stays lower-case, even if the interview
+  knows it as a name ("max volume" is not "Max");
+- where the answer does not tell (the word opens a sentence, the answer is shouted in capitals, or
+  an LLM label paraphrases), a name the interview already knows, as a whole phrase: the concept's
+  vocabulary ("Prime Video") and the labels of existing nodes; a name of several words is taken
+  even where the respondent wrote it lower-case ("prime video");
+- the pronoun "I" is always written so ("the one I cancelled").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s*|[\"“(]\s*)$")
+_I_FORMS = {"i": "I", "i'm": "I'm", "i've": "I've", "i'd": "I'd", "i'll": "I'll"}
+# An answer with more capitals than this share of its letters is shouted: its capitals say nothing.
+_SHOUTED = 0.6
+
+
+def _shouted(text: str) -> bool:
+    letters = [ch for ch in text if ch.isalpha()]
+    return len(letters) >= 8 and sum(ch.isupper() for ch in letters) / len(letters) > _SHOUTED
+
+
+def _written(word: str, text: str, start: int, end: int) -> tuple[str | None, bool]:
+    """How `word` is written in text[start:end]: (cased form or None, whether the text told)."""
+    pattern = re.compile(rf"(?<![\w]){re.escape(word)}(?!\w)", re.IGNORECASE)
+    told = False
+    for m in pattern.finditer(text, start, end):
+        seen = m.group()
+        if any(ch.isupper() for ch in seen[1:]):
+            return seen, True  # "YouTube", "BBC": capitals inside a word are never a sentence start
+        if _SENTENCE_START.search(text[: m.start()]):
+            continue  # "Netflix and …" at a sentence start: its capital says nothing
+        if seen[:1].isupper():
+            return seen, True
+        told = True  # written lower-case mid-sentence: a common word here
+    return None, told
+
+
+def _known_phrases(known: Iterable[str]) -> list[list[str]]:
+    """Names the interview knows, as word lists, longest first (so "Apple TV+" wins over "Apple")."""
+    phrases = {tuple(k.split()) for k in known if any(ch.isupper() for ch in k)}
+    return sorted((list(p) for p in phrases if p), key=len, reverse=True)
+
+
+def cased_label(
+    label: str,
+    text: str,
+    quote: tuple[int, int] | None = None,
+    known: Iterable[str] = (),
+) -> str:
+    """`label` (normalised, lower-case) with the capitals of the names in it (see the module doc).
+
+    `quote` is the label's span in `text`; `known` are names the interview already knows.
+    """
+    words = label.split(" ")
+    text = text.replace("’", "'")
+    shouted = _shouted(text)
+    out: list[str | None] = []
+    for word in words:
+        if word in _I_FORMS:
+            out.append(_I_FORMS[word])
+            continue
+        if shouted or not any(ch.isalpha() for ch in word):
+            out.append(None)
+            continue
+        form, told = _written(word, text, *quote) if quote else (None, False)
+        if form is None and not told:
+            form, told = _written(word, text, 0, len(text))
+        out.append(form if form is not None else (word if told else None))
+    lowered = [w.lower() for w in words]
+    for phrase in _known_phrases(known):
+        size = len(phrase)
+        target = [p.lower() for p in phrase]
+        for i in range(len(words) - size + 1):
+            span = range(i, i + size)
+            # a word written lower-case mid-sentence is a common word ("max volume"), but a whole
+            # phrase of several words that matches a name is the name ("prime video")
+            if lowered[i : i + size] == target and all(out[j] is None or size > 1 for j in span):
+                for j, known_word in zip(span, phrase, strict=True):
+                    out[j] = known_word
+    return " ".join(o if o is not None else w for o, w in zip(out, words, strict=True))
