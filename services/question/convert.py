@@ -80,6 +80,10 @@ def graph_digest(msg: question_pb2.GraphSummary) -> GraphDigest:
         has_complete_chain=state.chain_completion.has_complete,
         node_labels=tuple(msg.node_labels),
         longest_chain_labels=tuple(msg.longest_chain_labels),
+        # the types name the graph store's chain; labels looked up otherwise come without them
+        longest_chain_types=tuple(state.depth.longest_chain_node_types)
+        if len(state.depth.longest_chain_node_types) == len(msg.longest_chain_labels)
+        else (),
     )
 
 

@@ -23,6 +23,7 @@ _SUPPLIED = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s*|[\"“(]\s*)$")
+_PRONOUN_I = re.compile(r"\bI(?=\b|')")
 
 
 def element_types(methodology: MethodologyConfig) -> frozenset[str]:
@@ -48,8 +49,10 @@ def element_name(label: str, respondent_texts: Sequence[str]) -> str | None:
     """`label` as the respondent wrote it when it can be shown to name an element, else None."""
     if not label.strip():
         return None
-    if any(ch.isupper() for ch in label) or _SUPPLIED.search(label):
-        return label  # a label that kept its capitals is a name; "my ideal service" is supplied
+    # a label that kept its capitals is a name ("how I spend my time" is not: "I" is always
+    # written so); "my ideal service" is supplied
+    if any(ch.isupper() for ch in _PRONOUN_I.sub("", label)) or _SUPPLIED.search(label):
+        return label
     return _written_as_name(label, respondent_texts)
 
 

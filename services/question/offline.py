@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 
 from services.question import templates as tpl
-from services.question.elements import triad_labels
+from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family
-from services.question.models import FollowUpRequest, RespondentIntent
+from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
@@ -26,6 +26,7 @@ from services.question.text import (
     join_labels,
     lower_first,
     normalise_question,
+    topic_kind,
     topic_phrase,
 )
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
@@ -76,10 +77,44 @@ def agreement(label: str) -> dict[str, str]:
     }
 
 
+def ladder(labels: Sequence[str], types: Sequence[str], methodology: MethodologyConfig) -> list[str]:
+    """The longest run of `labels` in which each node is a level above the one before.
+
+    A chain along any edges may step sideways ("no adverts" contrasts with "constant adverts"), and
+    a repertory grid's element is placed on a pole, not a reason for it; only the steps up between
+    reasons are said as "leads to". Without the types (or with a type the ontology lacks) the labels
+    are taken as they are.
+    """
+    nodes = [methodology.node_type(t) if t else None for t in types]
+    if len(types) != len(labels) or any(n is None for n in nodes):
+        return list(labels)
+    grid = tpl.method_key(methodology.name) == "repertory_grid"
+    placed = element_types(methodology) if grid else frozenset()
+    # a level per node; an element gets none, so no run goes through it
+    levels = [None if n is None or n.name in placed else n.level for n in nodes]
+    best: tuple[int, int] = (0, 0)
+    start = 0
+    for i in range(len(labels) + 1):
+        level, before = (levels[i] if i < len(labels) else None), (levels[i - 1] if i else None)
+        if level is None or before is None or level <= before:
+            if i - start > best[1] - best[0]:
+                best = (start, i)
+            start = i if level is not None else i + 1
+    return list(labels[best[0] : best[1]])
+
+
+def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:
+    """The longest chain's labels to say back: a sequence's every step, else its ladder."""
+    if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
+        return list(graph.longest_chain_labels)
+    return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
+
+
 def render_chain(labels: Sequence[str], methodology: str) -> str | None:
     """The longest chain as a clause ("a leads to b, and that leads to c"), or None if too short.
 
-    Journeys and incidents are sequences ("first a, then b, then c"), other methods causal chains.
+    Journeys and incidents are sequences ("first a, then b, then c"), other methods causal chains
+    (pass them through `ladder` first).
     """
     cleaned = [c for c in (clean_label(x) for x in labels) if c][:4]
     if len(cleaned) < 2:
@@ -156,6 +191,7 @@ class FollowUpComposer:
         if self._mode is FocusMode.RECENT_NODE:
             self._family = fitting_family(self._family, request.focus, methodology)
         self._topic = topic_phrase(request.concept)
+        self._kind = topic_kind(self._topic)
         self._seed = stable_index(request.session_id, request.turn_number)
         # a question asked behind a lead-in ("Thanks for sharing that. Coming back to …, ") was asked
         self._asked = {
@@ -176,13 +212,23 @@ class FollowUpComposer:
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
             spoken, singular = self._spoken.say(focus)
-            if self._family == "actor" or req.focus.node_type in _MET_TYPES:
+            if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES):
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
-            values = {"topic": self._topic, "focus": spoken, **agreement("it" if singular else spoken)}
+            values = {
+                "topic": self._topic,
+                "kind": self._kind,
+                "focus": spoken,
+                **agreement("it" if singular else spoken),
+            }
         else:
-            values = {"topic": self._topic, "focus": self._topic, **agreement(self._topic)}
+            values = {
+                "topic": self._topic,
+                "kind": self._kind,
+                "focus": self._topic,
+                **agreement(self._topic),
+            }
         labels = [c for c in (clean_label(x) for x in req.graph_summary.node_labels) if c]
         # a different handful of recent items each turn, so summaries do not repeat word for word
         recent = labels[:6]
@@ -192,7 +238,7 @@ class FollowUpComposer:
         summary = join_labels([self._say(x) for x in [*recent, *req.graph_summary.longest_chain_labels]], 3)
         if summary:
             values["summary"] = summary
-        chain_labels = [self._say(clean_label(x)) for x in req.graph_summary.longest_chain_labels]
+        chain_labels = [self._say(clean_label(x)) for x in chain_to_say(req.graph_summary, self._methodology)]
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain

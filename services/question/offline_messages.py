@@ -9,6 +9,7 @@ from services.question.models import ClosingRequest, OpeningRequest, RephraseReq
 from services.question.offline import (
     NARROW_LEADS,
     REPHRASE_LEADS,
+    chain_to_say,
     render_chain,
     stable_index,
     without_lead_in,
@@ -16,7 +17,14 @@ from services.question.offline import (
 from services.question.sanitize import is_reasoning, sanitize_question
 from services.question.spoken import SpokenLabels
 from services.question.templates import method_key
-from services.question.text import join_labels, lower_first, normalise_question, squash, topic_phrase
+from services.question.text import (
+    join_labels,
+    lower_first,
+    normalise_question,
+    squash,
+    topic_kind,
+    topic_phrase,
+)
 from shared.methodology_models import MethodologyConfig
 
 _WELCOMES: tuple[str, ...] = (
@@ -47,7 +55,7 @@ _OPENINGS: dict[str | None, tuple[str, ...]] = {
         "Thinking of the last time you went through {topic}, how did it all start?",
     ),
     "repertory_grid": (
-        "To begin, which {topic} options do you know well, including ones you like, dislike or have stopped "
+        "To begin, which {kind} options do you know well, including ones you like, dislike or have stopped "
         "using?",
         "Which examples of {topic} have you used or come across, both ones you like and ones you don't?",
     ),
@@ -117,7 +125,9 @@ def offline_opening(request: OpeningRequest, methodology: MethodologyConfig) -> 
     seed = stable_index(request.session_id, "opening")
     questions = _OPENINGS.get(method_key(methodology.name)) or _OPENINGS[None]
     welcome = _WELCOMES[seed % len(_WELCOMES)]
-    question = questions[(seed // len(_WELCOMES)) % len(questions)].format(topic=topic)
+    question = questions[(seed // len(_WELCOMES)) % len(questions)].format(
+        topic=topic, kind=topic_kind(topic)
+    )
     return f"{welcome} {question}"
 
 
@@ -139,7 +149,7 @@ def offline_closing(
         parts.append("Of course, we can stop here.")
     parts.append(f"Thank you so much for taking the time to talk with me about {topic}.")
     summary = join_labels(said(graph.node_labels or graph.longest_chain_labels), 3)
-    chain = render_chain(said(graph.longest_chain_labels), methodology.name)
+    chain = render_chain(said(chain_to_say(graph, methodology)), methodology.name)
     if chain:
         parts.append(f"It was really helpful to hear how it fits together for you: {chain}.")
     elif summary:

@@ -6,7 +6,8 @@ question slot that expects a thing, they read badly ("Why is concentrate during 
 important to you?"). The interviewer says them back as the respondent would hear them: "my" becomes
 "your", and a clause becomes a gerund phrase — "concentrating during your commute", "not having to
 remember to charge", "the delivery arriving on tuesday evening" — so every template reads as a
-sentence. Noun phrases ("long battery life") are left alone.
+sentence. Noun phrases ("long battery life") are left alone, and names keep the capitals the label
+carries ("Netflix recommends shows" -> "Netflix recommending shows").
 
 Word classes and lemmas come from the spaCy lookup tables that ship with `spacy-lookups-data`
 (loaded once per process by `WordForms.load`); without them only the pronouns change.
@@ -108,6 +109,7 @@ _AFTER_VERB = {
     "that",
     "this",
     "twice",
+    "well",
     "early",
     "late",
     "ready",
@@ -310,6 +312,11 @@ class WordForms:
         found = self.lemmas.get(word)  # type: ignore[call-overload]  # a Table hashes str keys itself
         return str(found) if found else word
 
+    def verb_lemma(self, word: str) -> str:
+        """The lemma of `word` read as a verb: "well" is the verb itself, not a form of "good"."""
+        lemma = self.lemma(word)
+        return word if lemma not in self.verbs and word in self.verbs else lemma
+
     def is_verb_form(self, word: str) -> bool:
         """Whether `word` is a verb or an inflection of one."""
         return word in self.verbs or self.lemma(word) in self.verbs
@@ -346,18 +353,24 @@ class SpokenLabels:
     def say(self, label: str) -> tuple[str, bool]:
         """The label as spoken back, and whether it became a (grammatically singular) gerund phrase."""
         # split on spaces only: "disney+" and "week's" stay one word
-        words = [_PRONOUNS.get(w, w) for w in label.lower().replace("’", "'").split()]
+        written = label.replace("’", "'").split()
+        # names keep the capitals the label carries ("Netflix", "Dr Patel"); the rules read lower case
+        names = {w.lower(): w for w in written if w != w.lower() and w.lower() not in _PRONOUNS}
+        words = [_PRONOUNS.get(w, w) for w in (w.lower() for w in written)]
         for i in range(1, len(words)):
             words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
         if not words:
             return label, False
         if words[0] in {"after", "before"} and len(words) > 1:
             # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
-            return _join(["the", "time", *words]), False
-        changed = self._as_noun_phrase(words)
+            return _join(["the", "time", *words], names), False
+        named = 0
+        while named < len(written) and written[named] in names.values():
+            named += 1
+        changed = self._as_noun_phrase(words, named=named)
         if changed is None:
-            return _join(words), False
-        return _join(changed), True
+            return _join(words, names), False
+        return _join(changed, names), True
 
     def with_article(self, spoken: str) -> str:
         """A role or a thing the respondent dealt with, said back with the article the label
@@ -365,16 +378,20 @@ class SpokenLabels:
         words used as names ("dad") and phrases that start with a determiner or pronoun stay as
         they are."""
         words = spoken.split()
-        if not self._forms.nouns or not words or words[0] in _DETERMINERS or words[0] in _NO_ARTICLE:
+        if not self._forms.nouns or not words or words[0].lower() in _DETERMINERS | _NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
-        head = words[-1]
+        head = words[-1]  # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none
         if head in _NEWER_NOUNS or head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
             return f"the {spoken}"
         return spoken
 
-    def _as_noun_phrase(self, words: list[str]) -> list[str] | None:
+    def _as_noun_phrase(self, words: list[str], *, named: int = 0) -> list[str] | None:
         first, rest = words[0], words[1:]
         nxt = rest[0] if rest else ""
+        if named:
+            # a name opens a clause only as its subject ("Netflix recommends shows"); "Book Club
+            # picks" is not the doing "booking club picks"
+            return self._named_subject(words, named) or self._being(words)
         if first in _NEGATED_DO and nxt and self._verb_here(nxt, rest[1:2]):
             return ["not", self._ing(nxt), *rest[1:]]
         if first in _DO and nxt == "not" and len(rest) > 1:
@@ -391,19 +408,62 @@ class SpokenLabels:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
         if first in _STATE_PREPOSITIONS and rest:
             return ["being", *words]  # "at my kitchen table" -> "being at your kitchen table"
+        if first in _SUBJECTS and nxt in _CAN | _CANNOT and len(rest) > 1:
+            # "I can focus" -> "you being able to focus" (not "you canning focus")
+            return [first, *(["not"] if nxt in _CANNOT else []), "being", "able", "to", *rest[1:]]
         if first in _SUBJECTS and nxt and (nxt in _BE or self._forms.is_verb_form(nxt)):
             return [first, self._ing(nxt), *rest[1:]]
         if self._starts_with_verb(words):
-            return [self._ing(first), *rest]
+            return [self._ing(first), *self._second_doing(rest)]
         if self._subject_clause(words):
             start = 1 if words[0] in _DETERMINERS else 0
-            return [*words[: start + 1], self._ing(words[start + 1]), *words[start + 2 :]]
+            # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
+            article = ["the"] if not start and self._is_common_noun(words[0]) else []
+            return [*article, *words[: start + 1], self._ing(words[start + 1]), *words[start + 2 :]]
+        return self._being(words)
+
+    def _is_common_noun(self, word: str) -> bool:
+        forms = self._forms
+        return word not in _NO_ARTICLE and (
+            word in _NEWER_NOUNS or word in forms.nouns or forms.lemma(word) in forms.nouns
+        )
+
+    def _second_doing(self, rest: list[str]) -> list[str]:
+        """ "(copying) last week's order and tweak it" -> "… and tweaking it": both doings alike.
+
+        Not after "to" ("… to charge and pay" is an infinitive, whatever follows "and").
+        """
+        out = list(rest)
+        for i, word in enumerate(out[:-1]):
+            if word == "to":
+                break
+            verb, after = out[i + 1], out[i + 2] if i + 2 < len(out) else ""
+            if word == "and" and verb in self._forms.verbs and (not after or after in _AFTER_VERB):
+                out[i + 1] = self._ing(verb)
+                break
+        return out
+
+    def _being(self, words: list[str]) -> list[str] | None:
+        be = self._be_after_subject(words)
+        return None if be is None else [*words[:be], "being", *words[be + 1 :]]
+
+    def _be_after_subject(self, words: list[str]) -> int | None:
+        """Where "was"/"is" follows a longer subject ("january and the hospital was full"), if so."""
+        forms = self._forms
+        if not forms.verbs:
+            return None
+        for i, word in enumerate(words[:6]):
+            if word in _BE and word not in {"be", "'s"}:
+                return i if 1 < i < len(words) - 1 else None
+            noun = word in forms.nouns or forms.lemma(word) in forms.nouns
+            if word in _SUBJECTS or (not noun and forms.is_verb_form(word)):
+                return None  # "what i needed was time": a clause inside the subject
         return None
 
     def _ing(self, word: str) -> str:
         if word in _BE:
             return "being"
-        return gerund(self._forms.lemma(word))
+        return gerund(self._forms.verb_lemma(word))
 
     def _verb_here(self, word: str, following: list[str]) -> bool:
         forms = self._forms
@@ -417,7 +477,7 @@ class SpokenLabels:
             return False
         first = words[0]
         nxt = words[1] if len(words) > 1 else ""
-        lemma = forms.lemma(first)
+        lemma = forms.verb_lemma(first)
         if lemma not in forms.verbs and first not in forms.verbs:
             return False
         if not nxt:
@@ -436,6 +496,20 @@ class SpokenLabels:
             return nxt in _AFTER_VERB or (first in _COPULAR and nxt in forms.adjectives)
         return bool(nxt) or first.endswith("ed")
 
+    def _named_subject(self, words: list[str], size: int) -> list[str] | None:
+        """ "Netflix recommends shows" -> "Netflix recommending shows"; other named phrases stay.
+
+        `size` is the number of words of the name that opens the label.
+        """
+        if size >= len(words) - 1 or not self._forms.verbs:
+            return None
+        verb = words[size]
+        if verb in _BE or (
+            verb.endswith("s") and self._forms.is_verb_form(verb) and verb not in self._forms.nouns
+        ):
+            return [*words[:size], self._ing(verb), *words[size + 1 :]]
+        return None
+
     def _subject_clause(self, words: list[str]) -> bool:
         """ "the delivery arrives on tuesday", "driver turns up with the crates": subject, verb, more."""
         forms = self._forms
@@ -450,5 +524,5 @@ class SpokenLabels:
         return verb.endswith(("ed", "s")) and forms.is_verb_form(verb) and after in _AFTER_VERB
 
 
-def _join(words: list[str]) -> str:
-    return " ".join(words)
+def _join(words: list[str], names: Mapping[str, str]) -> str:
+    return " ".join(names.get(w, w) for w in words)

@@ -48,6 +48,29 @@ def topic_phrase(concept: ConceptBrief) -> str:
     return " ".join(w.lower() if w[:1].isupper() and w[1:].islower() else w for w in words)
 
 
+_UNCOUNTED_ENDS = ("ss", "us", "is", "ics", "news", "series", "species", "means")
+
+
+def topic_kind(topic: str) -> str:
+    """The topic as one of its kind, to stand before a noun: "video streaming services" ->
+    "video streaming service" ("which video streaming service options …", "your ideal … service").
+
+    Only the last word changes, by spelling: it is the head of the phrase.
+    """
+    words = topic.split(" ")
+    last = words[-1]
+    low = last.lower()
+    if len(low) < 4 or not low.endswith("s") or low.endswith(_UNCOUNTED_ENDS):
+        return topic
+    if low.endswith("ies"):
+        last = last[:-3] + "y"
+    elif low.endswith(("ches", "shes", "xes", "zes", "sses")):
+        last = last[:-2]
+    else:
+        last = last[:-1]
+    return " ".join([*words[:-1], last])
+
+
 def join_labels(labels: Iterable[str], limit: int = 3) -> str:
     """`a`, `a and b`, `a, b and c` from the first `limit` distinct non-empty labels."""
     seen: list[str] = []

@@ -1,6 +1,7 @@
 """The shape of the offline engine's question templates.
 
-Placeholders: `{focus}` (the focus label, or the topic in topic mode), `{topic}`, `{summary}`
+Placeholders: `{focus}` (the focus label, or the topic in topic mode), `{topic}`, `{kind}` (the
+topic in the singular, to stand before a noun: "{kind} options"), `{summary}`
 (up to three salient labels), `{chain}` (the longest chain read as a sentence), `{a}`, `{b}`,
 `{c}` (three labels for a triad), and agreement words that follow the focus label's number:
 `{is}`, `{does}`, `{was}`, `{has}`. A template whose placeholder has no value for a request is

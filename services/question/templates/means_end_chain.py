@@ -14,7 +14,7 @@ OVERRIDES: dict[str, Templates] = {
         topic=(
             "When you choose {topic}, what else do you notice or look for?",
             "What makes the {topic} you like different from the ones you'd reject?",
-            "When you compare {topic} options side by side, what do you pay attention to?",
+            "When you compare {kind} options side by side, what do you pay attention to?",
             "What features of {topic} make you pick one over another?",
             "Thinking of {topic} you'd never choose, what puts you off?",
         ),

@@ -10,15 +10,15 @@ from services.question.templates.base import Templates
 FAMILIES: dict[str, Templates] = {
     "elements": Templates(
         node=(
-            "Besides {focus}, which other {topic} options do you know well?",
-            "Alongside {focus}, what is one {topic} option you dislike, and one you've stopped using?",
+            "Besides {focus}, which other {kind} options do you know well?",
+            "Alongside {focus}, what is one {kind} option you dislike, and one you've stopped using?",
         ),
         topic=(
-            "Which {topic} options do you know well: one you like, one you dislike and one you've stopped using?",
+            "Which {kind} options do you know well: one you like, one you dislike and one you've stopped using?",
             "What other examples of {topic} can you name, including one you don't like?",
-            "Which {topic} option have you stopped using, and which one do you use most today?",
+            "Which {kind} option have you stopped using, and which one do you use most today?",
             "What is another example of {topic} that you know well?",
-            "What would your ideal {topic} be like, compared with the ones you've named?",
+            "What would your ideal {kind} be like, compared with the ones you've named?",
         ),
         keywords=("elements", "examples", "name further", "like, one they dislike"),
     ),
@@ -38,12 +38,12 @@ FAMILIES: dict[str, Templates] = {
             "third?",
             "Of {a}, {b} and {c}, which two belong together, and how is the third one different?",
             "If you compare {a}, {b} and {c}, which one is the odd one out for you, and why?",
-            "Thinking of three {topic} options you know, in what important way are two of them alike and "
+            "Thinking of three {kind} options you know, in what important way are two of them alike and "
             "different from the third?",
-            "If you picture one {topic} option you like, one you dislike and one you've stopped using, how are "
+            "If you picture one {kind} option you like, one you dislike and one you've stopped using, how are "
             "two of them alike and different from the third?",
-            "Pick any three {topic} options you know: which two belong together for you, and why not the third?",
-            "Of three {topic} options you have used, which two are alike in a way that matters to you, and how is the third different?",
+            "Pick any three {kind} options you know: which two belong together for you, and why not the third?",
+            "Of three {kind} options you have used, which two are alike in a way that matters to you, and how is the third different?",
         ),
         keywords=("triad", "two of these alike", "three of the elements", "third"),
     ),

@@ -51,6 +51,10 @@ def test_names_written_with_capitals_are_elements() -> None:
     assert element_name("my ideal service", said) == "my ideal service"  # a supplied element
     # capitalised only because it starts a sentence: no evidence of a name
     assert element_name("endless scrolling", ["Endless scrolling drives me mad."]) is None
+    # labels keep their capitals: a name's make an element, the pronoun "I" does not
+    assert element_name("Prime Video", []) == "Prime Video"
+    assert element_name("deciding for myself how I spend", []) is None
+    assert element_name("the one I cancelled", []) == "the one I cancelled"  # supplied, not named
 
 
 def test_the_focus_counts_only_when_its_node_type_is_an_element(methodologies: MethodologyRegistry) -> None:

@@ -22,6 +22,7 @@ from services.question.offline import (
     REPHRASE_LEADS,
     FollowUpComposer,
     is_plural,
+    ladder,
     render_chain,
     without_lead_in,
 )
@@ -29,13 +30,13 @@ from services.question.offline_messages import first_part, offline_closing, offl
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
 from services.question.spoken import SpokenLabels
-from services.question.text import normalise_question, topic_phrase
+from services.question.text import normalise_question, topic_kind, topic_phrase
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 from tests.unit.question.conftest import follow_up
 
 LABELS = ("long battery life", "noise cancelling", "the commute", "customer support", "headphones")
-KNOWN_PLACEHOLDERS = {"focus", "topic", "summary", "chain", "a", "b", "c", "is", "does", "was", "has"}
+KNOWN_PLACEHOLDERS = {"focus", "topic", "kind", "summary", "chain", "a", "b", "c", "is", "does", "was", "has"}
 
 
 def assert_well_formed(question: str) -> None:
@@ -276,6 +277,45 @@ def test_topic_phrase() -> None:
     assert topic_phrase(ConceptBrief(name="")) == "this topic"
 
 
+@pytest.mark.parametrize(
+    ("topic", "kind"),
+    [
+        ("video streaming services", "video streaming service"),
+        ("wireless headphones", "wireless headphone"),
+        ("bakeries", "bakery"),
+        ("watches", "watch"),
+        ("coffee", "coffee"),
+        ("news", "news"),
+        ("tv series", "tv series"),
+        ("glass", "glass"),
+        ("BBC iPlayer", "BBC iPlayer"),
+    ],
+)
+def test_the_topic_as_one_of_its_kind(topic: str, kind: str) -> None:
+    assert topic_kind(topic) == kind
+
+
+def test_a_plural_topic_is_not_put_before_options(methodologies: MethodologyRegistry) -> None:
+    repgrid = methodologies.get("repertory_grid")
+    concept = ConceptBrief(name="Video Streaming Services Repertory Grid")
+    asked = set()
+    for seed in range(12):
+        asked.add(
+            offline_opening(
+                OpeningRequest(session_id=f"s{seed}", methodology="repertory_grid", concept=concept), repgrid
+            )
+        )
+        for strategy in ("elicit_elements", "triad_elicitation"):
+            chosen = repgrid.strategy(strategy)
+            assert chosen is not None
+            request = follow_up(
+                methodology="repertory_grid", strategy=strategy, label="", turn=seed + 2, concept=concept
+            )
+            asked.add(FollowUpComposer(request, repgrid, chosen).compose())
+    assert any("video streaming service option" in q for q in asked), asked
+    assert not any("services option" in q or "ideal video streaming services" in q for q in asked), asked
+
+
 def test_opening_per_methodology(methodologies: MethodologyRegistry) -> None:
     texts = set()
     for methodology in methodologies.all():
@@ -284,7 +324,8 @@ def test_opening_per_methodology(methodologies: MethodologyRegistry) -> None:
         )
         text = offline_opening(req, methodology)
         texts.add(text)
-        assert "meal kits" in text
+        assert "meal kits" in text or "meal kit options" in text
+        assert "meal kits options" not in text
         assert text.count("?") == 1 and text.endswith("?")
         assert text.startswith(("Thank", "Thanks", "It's great"))
     assert len(texts) == len(methodologies.all())
@@ -341,6 +382,59 @@ def test_closing_says_labels_back_to_the_respondent(
     text = offline_closing(req, repgrid, spoken)
     assert "not wasting your time" in text and "being in control of your time" in text, text
     assert " my " not in text.replace("That's all my questions", "")
+
+
+@pytest.mark.parametrize(
+    ("labels", "types", "said"),
+    [
+        # a contrast is no ladder: "no adverts lead to constant adverts" would be said
+        (("no adverts", "constant adverts"), ("emergent_pole", "implicit_pole"), None),
+        # an element is placed on a pole, not a reason for it
+        (
+            ("Netflix", "lots of original shows", "worth my evening"),
+            ("element", "emergent_pole", "superordinate_construct"),
+            "lots of original shows lead to worth my evening",
+        ),
+        # without types the chain is said as it is
+        (("no adverts", "constant adverts"), (), "no adverts lead to constant adverts"),
+    ],
+)
+def test_a_repertory_grid_closing_says_only_a_ladder_as_leading_to(
+    methodologies: MethodologyRegistry,
+    labels: tuple[str, ...],
+    types: tuple[str, ...],
+    said: str | None,
+) -> None:
+    repgrid = methodologies.get("repertory_grid")
+    req = ClosingRequest(
+        session_id="s1",
+        methodology="repertory_grid",
+        concept=ConceptBrief(name="Video streaming services"),
+        graph_summary=GraphDigest(
+            node_count=3, node_labels=labels, longest_chain_labels=labels, longest_chain_types=types
+        ),
+    )
+    text = offline_closing(req, repgrid)
+    if said is None:
+        assert "lead to" not in text and "leads to" not in text, text
+        assert "what you shared about no adverts and constant adverts" in text, text
+    else:
+        assert said in text, text
+
+
+def test_a_ladder_is_the_longest_run_of_steps_up(methodologies: MethodologyRegistry) -> None:
+    mec = methodologies.get("means_end_chain")
+    labels = ("a", "b", "c", "d", "e")
+    types = (
+        "attribute",
+        "functional_consequence",
+        "functional_consequence",
+        "psychosocial_consequence",
+        "terminal_value",
+    )
+    assert ladder(labels, types, mec) == ["c", "d", "e"]
+    # a type the ontology lacks (an older graph): the chain as it is
+    assert ladder(labels, ("attribute", "x", "y", "z", "w"), mec) == list(labels)
 
 
 def test_closing_without_chain_names_labels(methodologies: MethodologyRegistry) -> None:

@@ -42,11 +42,23 @@ def test_gerund(verb: str, ing: str) -> None:
         ("can focus on the train", "being able to focus on the train"),
         ("nobody owned the discharge", "nobody owning the discharge"),
         ("the delivery arrives on tuesday evening", "the delivery arriving on tuesday evening"),
+        # the article the label dropped comes back before a role or thing as the subject
+        ("driver turns up with the crates", "the driver turning up with the crates"),
+        ("dad rings the ward", "dad ringing the ward"),
         ("book a delivery slot", "booking a delivery slot"),
         ("at my kitchen table", "being at your kitchen table"),
         ("awake", "being awake"),  # an adjective only: a state
         ("healthy", "being healthy"),
         ("in control of my time", "being in control of your time"),
+        # a subject of several words before "was"
+        ("the ward and the pharmacy were closed", "the ward and the pharmacy being closed"),
+        ("good slots are gone by sunday night", "good slots being gone by sunday night"),
+        # two doings joined by "and" read alike; an infinitive after "to" stays one
+        ("copy last week's order and tweak it", "copying last week's order and tweaking it"),
+        ("check out and pay", "checking out and paying"),
+        ("feels well spent", "feeling well spent"),
+        ("remember to charge and pay", "remembering to charge and pay"),
+        ("plan the meals and the shopping", "planning the meals and the shopping"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -65,6 +77,8 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("my ideal service", "your ideal service"),
         ("after my hip operation", "the time after your hip operation"),
         ("calm", "calm"),  # a noun too: a thing
+        ("what i needed was time", "what you needed was time"),  # a clause inside the subject
+        ("well paid job", "well paid job"),  # "well" is not a form of "good" here
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -175,3 +189,54 @@ def test_a_thing_the_respondent_dealt_with_is_said_with_an_article(
             naming.append(question)
             assert said in question, question
     assert naming  # the focus is named in some of the questions
+
+
+@pytest.mark.parametrize(
+    ("label", "said", "doing"),
+    [
+        ("Netflix", "Netflix", False),
+        ("Dr Patel", "Dr Patel", False),
+        ("the one I cancelled", "the one you cancelled", False),
+        ("Nespresso machine", "Nespresso machine", False),
+        # a name opens a clause only as its subject
+        ("Netflix recommends shows", "Netflix recommending shows", True),
+        ("Book Club picks", "Book Club picks", False),
+        ("January and the hospital was full", "January and the hospital being full", True),
+        # "can" is a modal, not the verb "to can"
+        ("I can focus on the train", "you being able to focus on the train", True),
+        ("she can't drive", "she not being able to drive", True),
+    ],
+)
+def test_names_keep_their_capitals(spoken: SpokenLabels, label: str, said: str, doing: bool) -> None:
+    assert spoken.say(label) == (said, doing)
+
+
+@pytest.mark.parametrize(
+    ("said", "person"),
+    [("Dr Patel", "Dr Patel"), ("Boots", "Boots"), ("Nespresso machine", "the Nespresso machine")],
+)
+def test_a_name_takes_no_article(spoken: SpokenLabels, said: str, person: str) -> None:
+    # "boots" is in the noun list; written as a name it is the shop, not footwear
+    assert spoken.with_article(said) == person
+
+
+def test_a_named_touchpoint_is_asked_about_as_written(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    cjm = methodologies.get("customer_journey_mapping")
+    need = cjm.strategy("identify_need")
+    assert need is not None
+    focus = FocusNode(node_id="n", label="Ocado app", node_type="touchpoint")
+    asked = [
+        FollowUpComposer(
+            follow_up(methodology="customer_journey_mapping", strategy="identify_need", turn=t, focus=focus),
+            cjm,
+            need,
+            spoken,
+        ).compose()
+        for t in range(3, 9)
+    ]
+    naming = [q for q in asked if "Ocado" in q]
+    assert naming, asked
+    assert all("the Ocado app" in q for q in naming), naming
+    assert not any("ocado" in q for q in asked), asked
