@@ -85,22 +85,23 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
     reasons are said as "leads to". Without the types (or with a type the ontology lacks) the labels
     are taken as they are.
     """
-    nodes = [methodology.node_type(t) if t else None for t in types]
-    if len(types) != len(labels) or any(n is None for n in nodes):
+    nodes = [n for t in types if t and (n := methodology.node_type(t)) is not None]
+    if len(nodes) != len(labels):
         return list(labels)
     grid = tpl.method_key(methodology.name) == "repertory_grid"
     placed = element_types(methodology) if grid else frozenset()
-    # a level per node; an element gets none, so no run goes through it
-    levels = [None if n is None or n.name in placed else n.level for n in nodes]
-    best: tuple[int, int] = (0, 0)
-    start = 0
-    for i in range(len(labels) + 1):
-        level, before = (levels[i] if i < len(labels) else None), (levels[i - 1] if i else None)
-        if level is None or before is None or level <= before:
-            if i - start > best[1] - best[0]:
-                best = (start, i)
-            start = i if level is not None else i + 1
-    return list(labels[best[0] : best[1]])
+    runs: list[list[str]] = [[]]
+    previous = 0
+    for label, node in zip(labels, nodes, strict=True):
+        if node.name in placed:
+            runs.append([])  # an element ends a run and starts none
+            previous = 0
+            continue
+        if node.level <= previous:
+            runs.append([])
+        runs[-1].append(label)
+        previous = node.level
+    return max(runs, key=len)  # the first of the longest
 
 
 def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:

@@ -75,7 +75,7 @@ _NOMINAL = frozenset({CueMode.PHRASE, CueMode.NOUNS, CueMode.CHUNK_AFTER})
 
 # Stop words that make an ignored noun an item: "their own series", "the same shows everywhere"
 # are poles; "the series", "shows" alone are not.
-_QUALIFIERS = {"own", "same"}
+_QUALIFIERS = frozenset({"own", "same"})
 
 
 class CandidateFinder:
