@@ -210,3 +210,26 @@ async def test_a_placement_names_a_pole_and_links_the_element(
 async def test_an_idiom_with_end_is_no_placement(offline_engine: ExtractionEngine) -> None:
     labels = await _labels(offline_engine, "At the end of the day it's about the shows.", "repertory_grid")
     assert labels == set(), labels
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I just need the weekdays to be easier.",
+        "I felt relieved, and because of that I just need the weekdays to be easier.",
+    ],
+)
+async def test_a_need_with_just_is_a_need(offline_engine: ExtractionEngine, text: str) -> None:
+    # read one level up from the emotion it would be a moment of truth, and the interviewer would
+    # ask "what did you need when needing …"
+    request = ExtractionRequest(
+        session_id="s1",
+        utterance_id="u1",
+        text=text,
+        question="What did you need then?",
+        methodology="customer_journey_mapping",
+        concept=ConceptBrief(id="grocery", name="Online grocery shopping"),
+    )
+    result = await offline_engine.extract(request)
+    types = {c.label: c.node_type for c in result.concepts}
+    assert types.get("need the weekdays to be easier") == "need", types
