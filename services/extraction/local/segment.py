@@ -125,6 +125,11 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+# What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
+# "a week | later"); another preposition ("slot | for tuesday"), a verb or punctuation after a cut
+# starts a phrase of its own.
+_PHRASE_GOES_ON = frozenset({"NOUN", "PROPN", "NUM"})
+_WORDS_GO_ON = frozenset({"of", "later", "earlier", "ago"})
 _HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "believe", "imagine"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
 TIME_NOUNS = frozenset(
@@ -208,12 +213,20 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         idx.pop(0)
     idx = _trim_trailing(doc, idx)
     if _word_count(doc, idx) > MAX_LABEL_WORDS:
+        whole = list(idx)
         while _word_count(doc, idx) > MAX_LABEL_WORDS:
             idx.pop()
         idx = _trim_trailing(doc, idx)
         # cut mid-phrase ("want a proper …"): end on the last noun, verb or number instead
         while len(idx) > 2 and doc[idx[-1]].pos_ in {"ADJ", "DET", "PRON", "ADP", "ADV"}:
             idx.pop()
+        # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
+        # "rushed through my medication in two | minutes"): end before its preposition or article
+        cut = next((i for i in whole if idx and i > idx[-1]), None)
+        if cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON):
+            opener = max((n for n in range(2, len(idx)) if doc[idx[n]].pos_ in {"ADP", "DET"}), default=None)
+            if opener is not None:
+                idx = idx[:opener]
         idx = _trim_trailing(doc, idx)
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None

@@ -233,3 +233,35 @@ async def test_a_need_with_just_is_a_need(offline_engine: ExtractionEngine, text
     result = await offline_engine.extract(request)
     types = {c.label: c.node_type for c in result.concepts}
     assert types.get("need the weekdays to be easier") == "need", types
+
+
+@pytest.mark.parametrize(
+    ("text", "methodology", "whole", "broken"),
+    [
+        (
+            "I work nights. After that, I had palpitations in the middle of a shift.",
+            "jobs_to_be_done",
+            "had palpitations",
+            "had palpitations in the middle",
+        ),
+        (
+            "I ended up back in hospital a week later, and I think that was because everyone assumed.",
+            "critical_incident",
+            "ended up back in hospital",
+            "ended up back in hospital a week",
+        ),
+    ],
+)
+async def test_a_label_cut_to_length_drops_the_phrase_it_broke(
+    offline_engine: ExtractionEngine, text: str, methodology: str, whole: str, broken: str
+) -> None:
+    labels = await _labels(offline_engine, text, methodology=methodology)
+    assert whole in labels and broken not in labels, labels
+
+
+async def test_a_label_cut_after_a_whole_phrase_keeps_it(offline_engine: ExtractionEngine) -> None:
+    # "being in control of my time | is really important": the cut broke nothing
+    labels = await _labels(
+        offline_engine, "Because being in control of my time is really important to me.", "repertory_grid"
+    )
+    assert "in control of my time" in labels, labels
