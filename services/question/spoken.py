@@ -321,6 +321,10 @@ class WordForms:
         """Whether `word` is a verb or an inflection of one."""
         return word in self.verbs or self.lemma(word) in self.verbs
 
+    def is_noun_form(self, word: str) -> bool:
+        """Whether `word` is a noun or an inflection of one ("slots")."""
+        return word in self.nouns or self.lemma(word) in self.nouns
+
 
 def gerund(verb: str) -> str:
     """The -ing form of a base-form verb ("have" -> "having", "get" -> "getting", "lie" -> "lying")."""
@@ -380,10 +384,9 @@ class SpokenLabels:
         words = spoken.split()
         if not self._forms.nouns or not words or words[0].lower() in _DETERMINERS | _NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
-        head = words[-1]  # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none
-        if head in _NEWER_NOUNS or head in self._forms.nouns or self._forms.lemma(head) in self._forms.nouns:
-            return f"the {spoken}"
-        return spoken
+        # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none
+        head = words[-1]
+        return f"the {spoken}" if head in _NEWER_NOUNS or self._forms.is_noun_form(head) else spoken
 
     def _as_noun_phrase(self, words: list[str], *, named: int = 0) -> list[str] | None:
         first, rest = words[0], words[1:]
@@ -423,10 +426,7 @@ class SpokenLabels:
         return self._being(words)
 
     def _is_common_noun(self, word: str) -> bool:
-        forms = self._forms
-        return word not in _NO_ARTICLE and (
-            word in _NEWER_NOUNS or word in forms.nouns or forms.lemma(word) in forms.nouns
-        )
+        return word not in _NO_ARTICLE and (word in _NEWER_NOUNS or self._forms.is_noun_form(word))
 
     def _second_doing(self, rest: list[str]) -> list[str]:
         """ "(copying) last week's order and tweak it" -> "… and tweaking it": both doings alike.
@@ -455,8 +455,7 @@ class SpokenLabels:
         for i, word in enumerate(words[:6]):
             if word in _BE and word not in {"be", "'s"}:
                 return i if 1 < i < len(words) - 1 else None
-            noun = word in forms.nouns or forms.lemma(word) in forms.nouns
-            if word in _SUBJECTS or (not noun and forms.is_verb_form(word)):
+            if word in _SUBJECTS or (not forms.is_noun_form(word) and forms.is_verb_form(word)):
                 return None  # "what i needed was time": a clause inside the subject
         return None
 

@@ -5,20 +5,33 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExtractionRequest
+from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
+
+_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
+_STREAMING = ConceptBrief(id="streaming", name="Streaming services")
 
 
-async def _labels(engine: ExtractionEngine, text: str, methodology: str = "jobs_to_be_done") -> set[str]:
+async def _extract(
+    engine: ExtractionEngine,
+    text: str,
+    methodology: str = "jobs_to_be_done",
+    *,
+    question: str = "What happened next?",
+    concept: ConceptBrief = _COFFEE,
+) -> ExtractionResult:
     request = ExtractionRequest(
         session_id="s1",
         utterance_id="u1",
         text=text,
-        question="What happened next?",
+        question=question,
         methodology=methodology,
-        concept=ConceptBrief(id="coffee", name="Morning coffee"),
+        concept=concept,
     )
-    result = await engine.extract(request)
-    return {c.label for c in result.concepts}
+    return await engine.extract(request)
+
+
+async def _labels(engine: ExtractionEngine, text: str, methodology: str = "jobs_to_be_done") -> set[str]:
+    return {c.label for c in (await _extract(engine, text, methodology)).concepts}
 
 
 @pytest.mark.parametrize(
@@ -98,18 +111,13 @@ async def test_the_object_of_a_second_verb_stays(offline_engine: ExtractionEngin
 
 async def test_a_pole_of_an_ignored_noun_with_own_is_kept_whole(offline_engine: ExtractionEngine) -> None:
     # "series" alone is no item, "their own series" is a pole; "on the other" gives its opposite
-    request = ExtractionRequest(
-        session_id="s1",
-        utterance_id="u1",
-        text=(
-            "On one side it's their own series you can't get elsewhere, "
-            "on the other the same reruns everywhere."
-        ),
+    result = await _extract(
+        offline_engine,
+        "On one side it's their own series you can't get elsewhere, on the other the same reruns everywhere.",
+        "repertory_grid",
         question="How are two of them alike and different from the third?",
-        methodology="repertory_grid",
-        concept=ConceptBrief(id="streaming", name="Streaming services"),
+        concept=_STREAMING,
     )
-    result = await offline_engine.extract(request)
     poles = {c.node_type: c.label for c in result.concepts}
     assert poles.get("emergent_pole") == "their own series you can't get elsewhere", poles
     assert poles.get("implicit_pole", "").endswith("reruns everywhere"), poles
@@ -135,15 +143,13 @@ async def test_what_a_viewer_attends_to_is_a_pole(offline_engine: ExtractionEngi
 async def test_a_named_element_attended_to_stays_an_element(
     offline_engine: ExtractionEngine, text: str
 ) -> None:
-    request = ExtractionRequest(
-        session_id="s1",
-        utterance_id="u1",
-        text=text,
+    result = await _extract(
+        offline_engine,
+        text,
+        "repertory_grid",
         question="Which services do you know well?",
-        methodology="repertory_grid",
-        concept=ConceptBrief(id="streaming", name="Streaming services"),
+        concept=_STREAMING,
     )
-    result = await offline_engine.extract(request)
     assert [c.node_type for c in result.concepts] == ["element"], result.concepts
 
 
@@ -189,15 +195,13 @@ async def test_a_state_keeps_the_noun_phrase_it_describes(offline_engine: Extrac
 async def test_a_placement_names_a_pole_and_links_the_element(
     offline_engine: ExtractionEngine, text: str, element: str, pole: str
 ) -> None:
-    request = ExtractionRequest(
-        session_id="s1",
-        utterance_id="u1",
-        text=text,
+    result = await _extract(
+        offline_engine,
+        text,
+        "repertory_grid",
         question="Where would each of them fall on that?",
-        methodology="repertory_grid",
-        concept=ConceptBrief(id="streaming", name="Streaming services"),
+        concept=_STREAMING,
     )
-    result = await offline_engine.extract(request)
     assert {(c.label, c.node_type) for c in result.concepts} == {
         (element, "element"),
         (pole, "emergent_pole"),
@@ -222,15 +226,13 @@ async def test_an_idiom_with_end_is_no_placement(offline_engine: ExtractionEngin
 async def test_a_need_with_just_is_a_need(offline_engine: ExtractionEngine, text: str) -> None:
     # read one level up from the emotion it would be a moment of truth, and the interviewer would
     # ask "what did you need when needing …"
-    request = ExtractionRequest(
-        session_id="s1",
-        utterance_id="u1",
-        text=text,
+    result = await _extract(
+        offline_engine,
+        text,
+        "customer_journey_mapping",
         question="What did you need then?",
-        methodology="customer_journey_mapping",
         concept=ConceptBrief(id="grocery", name="Online grocery shopping"),
     )
-    result = await offline_engine.extract(request)
     types = {c.label: c.node_type for c in result.concepts}
     assert types.get("need the weekdays to be easier") == "need", types
 
