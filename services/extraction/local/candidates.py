@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.segment import TIME_NOUNS, Clause, is_time_adverb, shape_label
+from services.extraction.local.segment import TIME_NOUNS, Clause, is_time_adverb, shape_label, strip_frames
 from services.extraction.local.stance import stance_of
 
 _MODE_CONFIDENCE = {
@@ -126,11 +126,17 @@ class CandidateFinder:
         for m in inside:
             if _negated_alternative(doc, m.start):
                 continue  # "calm instead of stressed": the rejected alternative is not an item
+            if m.cue.mode is CueMode.NOUNS and _inside_idiom(doc, m, inside):
+                continue  # "feel in control of my day": no product control is meant
             nominal = m.cue.mode in (CueMode.NOUNS, CueMode.PHRASE)
             if not free(list(range(m.start, m.end)), m.cue.node_type, nested_ok=nominal):
                 continue
             cand = self._from_match(doc, clause, prev, m, inside, chunks)
             if cand is None or not free(cand.label_tokens, cand.node_type, nested_ok=nominal):
+                if cand is not None and all(i in soft for i in cand.label_tokens):
+                    # "being organised | is what matters to me": the item is found already and the
+                    # cue is spent on it; a shorter cue inside ("matters to me") must not relabel it
+                    hard.update(range(m.start, m.end))
                 continue
             cand.weak = m.cue.weak
             out.append(cand)
@@ -246,11 +252,15 @@ class CandidateFinder:
             end = _after_end(doc, clause, m, matches)
             if end == m.end:
                 return None
+            # "feeling calm | is what matters to me": a frame after the item is not part of it
+            rest = strip_frames(doc, list(range(m.end, end)), lead=False)
+            if not rest:
+                return None
             subject = _state_subject(doc, clause, m, matches, chunks)
             return self._make(
                 doc,
                 clause,
-                subject + m.kept + list(range(m.end, end)),
+                subject + m.kept + rest,
                 subject[0] if subject else m.start,
                 m.end,
                 node_type,
@@ -447,6 +457,20 @@ def _before_start(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]
     while start < m.start and doc[start].is_punct:
         start += 1
     return start
+
+
+def _inside_idiom(doc: Doc, m: CueMatch, matches: list[CueMatch]) -> bool:
+    """Whether a noun cue's word lies inside a phrase cue of another type that opens with a
+    preposition ("in control", "at ease"): such a phrase is an idiom whose noun names nothing,
+    where an event phrase ("rang the helpline") names its participants."""
+    return any(
+        o.cue.mode is CueMode.PHRASE
+        and o.cue.node_type != m.cue.node_type
+        and o.start <= m.start
+        and m.end <= o.end
+        and doc[o.start].pos_ == "ADP"
+        for o in matches
+    )
 
 
 def _negated_alternative(doc: Doc, i: int) -> bool:

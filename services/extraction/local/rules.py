@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span
 from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.cues import CueLexicon
 from services.extraction.local.linking import EdgeChooser, Endpoint
-from services.extraction.local.segment import MAX_LABEL_WORDS, Clause, shape_label
+from services.extraction.local.segment import MAX_LABEL_WORDS, Clause, shape_label, strip_frames
 from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
 
@@ -425,56 +425,6 @@ def contrasts(
         if cand is not None:
             out.append(cand)
     return out
-
-
-# Framing words around an item that are not part of it: "for me [being organised] matters",
-# "I care about [getting things done]", "[feeling calm] is important to me".
-_LEAD_FRAMES: tuple[tuple[str, ...], ...] = (
-    ("well",),
-    ("for", "me"),
-    ("to", "me"),
-    ("personally",),
-    ("i", "really", "care", "about"),
-    ("i", "care", "about"),
-    ("i", "value"),
-    ("what", "i", "care", "about", "is"),
-    ("what", "matters", "to", "me", "is"),
-    ("what", "matters", "is"),
-)
-_TRAIL_FRAMES: tuple[tuple[str, ...], ...] = (
-    ("really", "matters", "to", "me"),
-    ("matters", "to", "me"),
-    ("matters", "a", "lot"),
-    ("matters",),
-    ("is", "really", "important", "to", "me"),
-    ("is", "important", "to", "me"),
-    ("'s", "important", "to", "me"),
-    ("is", "important"),
-    ("is", "what", "matters"),
-    ("means", "a", "lot", "to", "me"),
-)
-
-
-def strip_frames(doc: Doc, tokens: list[int]) -> list[int]:
-    """`tokens` without leading/trailing framing phrases (punctuation in between is dropped too)."""
-    words = [doc[i].lower_.replace("’", "'") for i in tokens]
-    changed = True
-    while changed and tokens:
-        changed = False
-        while tokens and (doc[tokens[0]].is_punct or doc[tokens[-1]].is_punct):
-            if doc[tokens[0]].is_punct:
-                tokens, words = tokens[1:], words[1:]
-            else:
-                tokens, words = tokens[:-1], words[:-1]
-        for frame in _LEAD_FRAMES:
-            if len(words) > len(frame) and tuple(words[: len(frame)]) == frame:
-                tokens, words, changed = tokens[len(frame) :], words[len(frame) :], True
-                break
-        for frame in _TRAIL_FRAMES:
-            if len(words) > len(frame) and tuple(words[-len(frame) :]) == frame:
-                tokens, words, changed = tokens[: -len(frame)], words[: -len(frame)], True
-                break
-    return tokens
 
 
 def clause_candidate(

@@ -196,6 +196,61 @@ def _verb_follows(doc: Doc, i: int) -> bool:
     return j < len(doc) and doc[j].pos_ in {"VERB", "AUX"}
 
 
+# Framing words around an item that are not part of it: "for me [being organised] matters",
+# "I care about [getting things done]", "[feeling calm] is important to me".
+_LEAD_FRAMES: tuple[tuple[str, ...], ...] = (
+    ("well",),
+    ("for", "me"),
+    ("to", "me"),
+    ("personally",),
+    ("i", "really", "care", "about"),
+    ("i", "care", "about"),
+    ("i", "value"),
+    ("what", "i", "care", "about", "is"),
+    ("what", "matters", "to", "me", "is"),
+    ("what", "matters", "is"),
+)
+_TRAIL_FRAMES: tuple[tuple[str, ...], ...] = (
+    # longest first: "is what matters to me" before "matters to me" leaves nothing dangling
+    ("is", "what", "matters", "to", "me"),
+    ("is", "what", "really", "matters"),
+    ("is", "what", "matters", "most"),
+    ("is", "what", "matters"),
+    ("really", "matters", "to", "me"),
+    ("matters", "to", "me"),
+    ("matters", "a", "lot"),
+    ("matters",),
+    ("is", "really", "important", "to", "me"),
+    ("is", "important", "to", "me"),
+    ("'s", "important", "to", "me"),
+    ("is", "important"),
+    ("means", "a", "lot", "to", "me"),
+)
+
+
+def strip_frames(doc: Doc, tokens: list[int], *, lead: bool = True) -> list[int]:
+    """`tokens` without leading (unless `lead` is False) and trailing framing phrases (punctuation in
+    between is dropped too)."""
+    words = [doc[i].lower_.replace("’", "'") for i in tokens]
+    changed = True
+    while changed and tokens:
+        changed = False
+        while tokens and (doc[tokens[0]].is_punct or doc[tokens[-1]].is_punct):
+            if doc[tokens[0]].is_punct:
+                tokens, words = tokens[1:], words[1:]
+            else:
+                tokens, words = tokens[:-1], words[:-1]
+        for frame in _LEAD_FRAMES if lead else ():
+            if len(words) > len(frame) and tuple(words[: len(frame)]) == frame:
+                tokens, words, changed = tokens[len(frame) :], words[len(frame) :], True
+                break
+        for frame in _TRAIL_FRAMES:
+            if len(words) > len(frame) and tuple(words[-len(frame) :]) == frame:
+                tokens, words, changed = tokens[: -len(frame)], words[: -len(frame)], True
+                break
+    return tokens
+
+
 def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     """A short lower-case label from tokens `indices` (sorted), edges trimmed; None if empty.
 
@@ -262,10 +317,31 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or doc[idx[-1]].like_num
             or _ends_time_phrase(doc, idx)
             or _object_of_second_verb(doc, idx)
+            or _object_me(doc, idx)
         ):
             break
         idx.pop()
     return idx
+
+
+# Past participles the lookup tagger reads as adjectives that are not formed with "-ed".
+_IRREGULAR_PARTICIPLES = frozenset({"made", "meant", "built", "done", "chosen", "written", "picked"})
+
+
+def _object_me(doc: Doc, idx: list[int]) -> bool:
+    # "it feels made for me", "nobody told me", "it works for me": the respondent as the object of a
+    # verb or participle completes it (without it "feels made" dangles); "easier for me" drops it
+    if len(idx) < 2 or doc[idx[-1]].lower_ != "me" or idx[-2] != idx[-1] - 1:
+        return False
+    head = idx[-2]
+    if doc[head].lower_ in {"for", "to"}:
+        if len(idx) < 3 or idx[-3] != head - 1:
+            return False
+        head = idx[-3]
+    word = doc[head].lower_
+    if doc[head].pos_ == "VERB":
+        return True
+    return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
 
 
 def _object_of_second_verb(doc: Doc, idx: list[int]) -> bool:

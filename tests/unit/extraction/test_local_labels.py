@@ -267,3 +267,49 @@ async def test_a_label_cut_after_a_whole_phrase_keeps_it(offline_engine: Extract
         offline_engine, "Because being in control of my time is really important to me.", "repertory_grid"
     )
     assert "in control of my time" in labels, labels
+
+
+@pytest.mark.parametrize(
+    ("text", "whole", "cut"),
+    [
+        # the respondent as the object of a participle completes it: "feels made" dangles
+        ("It means it feels made for me.", "feels made for me", "feels made"),
+        ("Honestly it feels designed for me.", "feels designed for me", "feels designed"),
+    ],
+)
+async def test_the_respondent_as_object_stays_in_the_label(
+    offline_engine: ExtractionEngine, text: str, whole: str, cut: str
+) -> None:
+    result = await _extract(offline_engine, text, "repertory_grid", question="Why does that matter?")
+    labels = {c.label for c in result.concepts}
+    assert whole in labels and cut not in labels, labels
+
+
+async def test_for_me_after_an_adjective_is_still_dropped(offline_engine: ExtractionEngine) -> None:
+    # "much cheaper for me": the respondent is the point of view, not part of the item
+    labels = await _labels(offline_engine, "The capsules are much cheaper for me.", "means_end_chain")
+    assert labels and not any(label.endswith("for me") for label in labels), labels
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # an item with a cue of its own keeps its type and label; the weak frame is spent on it
+        ("Feeling calm is what matters to me.", "feeling calm"),
+        ("Staying focused is what matters to me.", "staying focused"),
+    ],
+)
+async def test_is_what_matters_to_me_frames_the_item(offline_engine: ExtractionEngine, text: str, label: str) -> None:
+    result = await _extract(offline_engine, text, "means_end_chain", question="Why is that important to you?")
+    labels = {c.label for c in result.concepts}
+    assert labels == {label}, labels
+
+
+async def test_a_noun_cue_inside_an_idiom_names_no_item(offline_engine: ExtractionEngine) -> None:
+    # "in control" is a feeling; "control" is also an attribute noun ("touch controls")
+    result = await _extract(offline_engine, "I feel in control of my day.", "means_end_chain")
+    assert [(c.node_type, c.label) for c in result.concepts] == [
+        ("psychosocial_consequence", "feel in control of my day")
+    ]
+    result = await _extract(offline_engine, "The touch controls are fiddly.", "means_end_chain")
+    assert ("attribute", "touch controls") in {(c.node_type, c.label) for c in result.concepts}
