@@ -18,6 +18,7 @@ from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
+from services.question.places import placed, preposition_for
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
@@ -187,6 +188,7 @@ class FollowUpComposer:
         self._methodology = methodology
         self._spoken = spoken or SpokenLabels()
         self._doing = False  # whether the focus is said back as a gerund phrase (set by `_values`)
+        self._preposition: str | None = None  # "in"/"on"/"with" for "at {focus}" (set by `_values`)
         self._mode = effective_focus_mode(request, strategy)
         self._family = tpl.family_for(strategy)
         if self._mode is FocusMode.RECENT_NODE:
@@ -217,6 +219,8 @@ class FollowUpComposer:
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
+            # "in the app", "on the phone", "with the driver": not every focus is a place
+            self._preposition = None if singular else preposition_for(spoken)
             values = {
                 "topic": self._topic,
                 "kind": self._kind,
@@ -293,6 +297,8 @@ class FollowUpComposer:
             templates = [
                 _PLACE_BEFORE_FOCUS.sub(_doing_connective, t) for t in templates if "getting {focus}" not in t
             ]
+        elif self._preposition is not None:
+            templates = [x for t in templates if (x := placed(t, self._preposition)) is not None]
         start = stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)

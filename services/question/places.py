@@ -1,0 +1,115 @@
+"""The preposition before a focus that the templates place "at" something.
+
+Journey and incident templates ask "what did you need at {focus}?", which fits a place or a stage
+("at the checkout", "at the pharmacy"). A channel is used *in* or *on* ("in the app", "on the
+phone"), and a person is dealt *with* ("what went wrong with the driver?"); what a respondent needed
+or expected came *from* either ("what were you expecting from the app?"). The head noun of the focus as
+spoken decides; a focus whose head is in none of the lists (a place, a stage, a name) keeps "at".
+"""
+
+from __future__ import annotations
+
+import re
+
+# Channels, by the preposition they take.
+_CHANNELS: dict[str, str] = {
+    "app": "in",
+    "chat": "in",
+    "email": "in",
+    "portal": "on",
+    "website": "on",
+    "site": "on",
+    "phone": "on",
+    "helpline": "on",
+    "hotline": "on",
+    "call": "on",
+    "screen": "on",
+    "line": "on",
+}
+# Roles and people a respondent deals with (lower case, singular and plural).
+_PEOPLE = frozenset(
+    {
+        "driver",
+        "courier",
+        "nurse",
+        "doctor",
+        "gp",
+        "consultant",
+        "surgeon",
+        "pharmacist",
+        "receptionist",
+        "agent",
+        "advisor",
+        "adviser",
+        "assistant",
+        "manager",
+        "staff",
+        "carer",
+        "midwife",
+        "physio",
+        "therapist",
+        "specialist",
+        "barista",
+        "cashier",
+        "picker",
+        "shopper",
+        "colleague",
+        "friend",
+        "partner",
+        "husband",
+        "wife",
+        "mum",
+        "dad",
+        "mother",
+        "father",
+        "son",
+        "daughter",
+        "neighbour",
+        "team",
+        "paramedic",
+        "porter",
+        "registrar",
+        "dietitian",
+        "social worker",
+        "worker",
+    }
+)
+_AFTER_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
+# "at {focus}" in a template; a verb of wanting before it asks what came *from* a person
+_AT_FOCUS = re.compile(r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t) \{focus\}")
+
+
+def preposition_for(spoken: str) -> str | None:
+    """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at"."""
+    words = spoken.lower().split()
+    cut = next((i for i, w in enumerate(words) if i > 0 and w in _AFTER_HEAD), len(words))
+    head = words[:cut]
+    if not head:
+        return None
+    last = head[-1]
+    singular = last[:-1] if last.endswith("s") and not last.endswith("ss") else last
+    if last in _CHANNELS or singular in _CHANNELS:
+        return _CHANNELS.get(last) or _CHANNELS[singular]
+    if last in _PEOPLE or singular in _PEOPLE or " ".join(head[-2:]) in _PEOPLE:
+        return "with"
+    return None
+
+
+def placed(template: str, preposition: str | None) -> str | None:
+    """`template` with "at {focus}" said with `preposition`; None when it cannot be said that way
+    ("who did you deal with at {focus}" about a person, "the moment of {focus}" about a channel)."""
+    if preposition is None or "{focus}" not in template:
+        return template
+    if "moment of {focus}" in template:
+        return None  # a channel or a person has no moment
+    if preposition == "with" and ("with at {focus}" in template or "getting {focus} right" in template):
+        return None  # "deal with with the driver", "getting the driver right"
+
+    def swap(m: re.Match[str]) -> str:
+        want = m.group("want")
+        word = "from" if want else preposition
+        if m.group("at")[0].isupper():
+            word = word.capitalize()
+        return f"{want} {word} {{focus}}" if want else f"{word} {{focus}}"
+
+    return _AT_FOCUS.sub(swap, template)

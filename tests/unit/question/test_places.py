@@ -1,0 +1,96 @@
+"""A focus the templates place "at" is said with the preposition it takes: in the app, on the
+phone, with (or from) the driver; a place keeps "at"."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.question.models import FocusNode
+from services.question.offline import FollowUpComposer
+from services.question.places import placed, preposition_for
+from services.question.spoken import SpokenLabels
+from shared.methodology import MethodologyRegistry
+from tests.unit.question.conftest import follow_up
+
+
+@pytest.mark.parametrize(
+    ("spoken", "preposition"),
+    [
+        ("the app", "in"),
+        ("the supermarket app", "in"),
+        ("the app on your phone", "in"),  # the head comes before its prepositional phrase
+        ("the phone", "on"),
+        ("the website", "on"),
+        ("the driver", "with"),
+        ("the delivery drivers", "with"),
+        ("the discharge nurse", "with"),
+        ("the checkout", None),
+        ("the pharmacy", None),
+        ("Tesco", None),
+    ],
+)
+def test_the_head_noun_chooses_the_preposition(spoken: str, preposition: str | None) -> None:
+    assert preposition_for(spoken) == preposition
+
+
+def test_a_template_is_said_with_the_preposition() -> None:
+    assert placed("At {focus}, what exactly did you do?", "in") == "In {focus}, what exactly did you do?"
+    assert placed("What went wrong at {focus}?", "with") == "What went wrong with {focus}?"
+    # what a respondent wanted came from a person or a channel, not with or on it
+    assert placed("What were you expecting at {focus}?", "with") == "What were you expecting from {focus}?"
+    assert placed("What did you need at {focus}?", "on") == "What did you need from {focus}?"
+    assert placed("What went wrong at {focus}?", "on") == "What went wrong on {focus}?"
+    # "deal with with the driver" cannot be said: the template is left out
+    assert placed("Who or what did you deal with at {focus}?", "with") is None
+    assert (
+        placed("At the moment of {focus}, how did you feel?", None)
+        == "At the moment of {focus}, how did you feel?"
+    )
+    # a channel or a person has no moment, and a person is not something to get right
+    assert placed("At the moment of {focus}, how did you feel?", "in") is None
+    assert placed("Why does getting {focus} right matter to you?", "with") is None
+
+
+@pytest.mark.parametrize(
+    ("label", "wrong", "strategies"),
+    [
+        ("app", "at the app", ("explore_touchpoint", "identify_need", "probe_pain_point")),
+        ("phone", "at the phone", ("explore_touchpoint", "identify_need", "probe_pain_point")),
+        ("driver", "at the driver", ("explore_touchpoint", "identify_need", "probe_pain_point")),
+    ],
+)
+def test_a_journey_question_does_not_place_a_channel_or_person(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    label: str,
+    wrong: str,
+    strategies: tuple[str, ...],
+) -> None:
+    cfg = methodologies.get("customer_journey_mapping")
+    focus = FocusNode(node_id="t", label=label, node_type="touchpoint")
+    asked = []
+    for name in strategies:
+        strategy = cfg.strategy(name)
+        assert strategy is not None
+        for turn in range(3, 12):
+            req = follow_up(methodology=cfg.name, strategy=name, turn=turn, focus=focus)
+            asked.append(FollowUpComposer(req, cfg, strategy, spoken).compose())
+    assert all(f"the {label}" in q for q in asked), asked
+    assert not any(wrong in q.lower() or "with with" in q or "moment of the" in q for q in asked), asked
+
+
+def test_a_place_keeps_at(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:
+    cfg = methodologies.get("customer_journey_mapping")
+    strategy = cfg.strategy("identify_need")
+    assert strategy is not None
+    focus = FocusNode(node_id="t", label="pharmacy", node_type="touchpoint")
+    asked = {
+        FollowUpComposer(
+            follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
+            cfg,
+            strategy,
+            spoken,
+        ).compose()
+        for t in range(3, 12)
+    }
+    assert any("at the pharmacy" in q.lower() for q in asked), asked
