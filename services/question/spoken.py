@@ -438,10 +438,16 @@ class SpokenLabels:
             if word == "to":
                 break
             verb, after = out[i + 1], out[i + 2] if i + 2 < len(out) else ""
+            if word == "and" and i and self._both_adjectives(out[i - 1], verb):
+                break  # "(tasting) flat and bitter": two states of one doing, not a second doing
             if word == "and" and verb in self._forms.verbs and (not after or after in _AFTER_VERB):
                 out[i + 1] = self._ing(verb)
                 break
         return out
+
+    def _both_adjectives(self, first: str, second: str) -> bool:
+        adjectives = self._forms.adjectives
+        return first in adjectives and second in adjectives
 
     def _being(self, words: list[str]) -> list[str] | None:
         be = self._be_after_subject(words)

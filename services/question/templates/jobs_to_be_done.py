@@ -80,7 +80,7 @@ FAMILIES: dict[str, Templates] = {
 OVERRIDES: dict[str, Templates] = {
     "validate": Templates(
         node=(
-            "If you had to finish the sentence 'When {focus}, I want to … so that …', how would you complete it?",
+            "Thinking of {focus}, how would you finish the sentence 'When I …, I want to … so that …'?",
             "About {focus}, from what you've told me: {chain}. How well does that capture what you were trying to get done?",
             "Thinking about {focus}, what have I missed about what you were really trying to achieve?",
             "How would you sum up, in one sentence, the job {focus} was doing for you?",

@@ -299,7 +299,9 @@ async def test_for_me_after_an_adjective_is_still_dropped(offline_engine: Extrac
         ("Staying focused is what matters to me.", "staying focused"),
     ],
 )
-async def test_is_what_matters_to_me_frames_the_item(offline_engine: ExtractionEngine, text: str, label: str) -> None:
+async def test_is_what_matters_to_me_frames_the_item(
+    offline_engine: ExtractionEngine, text: str, label: str
+) -> None:
     result = await _extract(offline_engine, text, "means_end_chain", question="Why is that important to you?")
     labels = {c.label for c in result.concepts}
     assert labels == {label}, labels
@@ -313,3 +315,11 @@ async def test_a_noun_cue_inside_an_idiom_names_no_item(offline_engine: Extracti
     ]
     result = await _extract(offline_engine, "The touch controls are fiddly.", "means_end_chain")
     assert ("attribute", "touch controls") in {(c.node_type, c.label) for c in result.concepts}
+
+
+async def test_a_crash_of_energy_is_a_push_not_a_solution(offline_engine: ExtractionEngine) -> None:
+    # "energy" is no product; an energy drink still is one (by "drink")
+    result = await _extract(offline_engine, "My energy crashed every afternoon.")
+    assert [(c.node_type, c.label) for c in result.concepts] == [("push", "energy crashed")]
+    result = await _extract(offline_engine, "The energy drinks made me jittery.")
+    assert ("solution", "energy drinks") in {(c.node_type, c.label) for c in result.concepts}

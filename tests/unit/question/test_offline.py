@@ -11,6 +11,7 @@ from services.question import templates as tpl
 from services.question.models import (
     ClosingRequest,
     ConceptBrief,
+    FocusNode,
     GraphDigest,
     OpeningRequest,
     RephraseRequest,
@@ -558,3 +559,26 @@ def test_a_question_asked_behind_a_lead_in_is_not_asked_again(methodologies: Met
     earlier = "Thanks for sharing that. Coming back to wireless headphones, " + first[0].lower() + first[1:]
     again = FollowUpComposer(follow_up(turn=5, previous_questions=(earlier,)), mec, deepen).compose()
     assert normalise_question(again) != normalise_question(first)
+
+
+def test_a_job_statement_does_not_read_the_focus_as_its_situation(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "When the barista course, I want to …" does not parse: only a situation completes "When …"
+    cfg = methodologies.get("jobs_to_be_done")
+    strategy = cfg.strategy("validate_job")
+    assert strategy is not None
+    focus = FocusNode(node_id="s", label="barista course", node_type="solution")
+    asked = [
+        FollowUpComposer(
+            follow_up(methodology=cfg.name, strategy="validate_job", turn=t, focus=focus),
+            cfg,
+            strategy,
+            spoken,
+        ).compose()
+        for t in range(3, 15)
+    ]
+    sentence = [q for q in asked if "finish the sentence" in q]
+    assert sentence, asked
+    assert not any(re.search(r"'When (?:the )?barista course", q) for q in sentence), sentence
+    assert all("barista course" in q for q in sentence), sentence

@@ -59,6 +59,8 @@ def test_gerund(verb: str, ing: str) -> None:
         ("feels well spent", "feeling well spent"),
         ("remember to charge and pay", "remembering to charge and pay"),
         ("plan the meals and the shopping", "planning the meals and the shopping"),
+        # two states joined by "and" belong to the one doing ("bitter" is also a verb in the lists)
+        ("tasted flat and bitter", "tasting flat and bitter"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
