@@ -280,6 +280,12 @@ _NO_ARTICLE = {
 }
 
 
+# Past participles not formed with "-ed" that follow a linking verb ("feels made for me").
+_PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", "left", "lost", "forgotten"})
+# Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
+_ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
+
+
 @dataclass(frozen=True)
 class WordForms:
     """Lemmas and word classes of English words (lower case)."""
@@ -374,7 +380,7 @@ class SpokenLabels:
         changed = self._as_noun_phrase(words, named=named)
         if changed is None:
             return _join(words, names), False
-        return _join(changed, names), True
+        return _join(self._without_progressive_be(changed), names), True
 
     def with_article(self, spoken: str) -> str:
         """A role or a thing the respondent dealt with, said back with the article the label
@@ -399,6 +405,9 @@ class SpokenLabels:
             return ["not", self._ing(nxt), *rest[1:]]
         if first in _DO and nxt == "not" and len(rest) > 1:
             return ["not", self._ing(rest[1]), *rest[2:]]
+        if first in _ADVERBS_BEFORE_VERB and nxt and self._forms.is_verb_form(nxt):
+            # "never ask twice", "always call the carer" -> "always calling the carer"
+            return [first, self._ing(nxt), *rest[1:]]
         if first == "never" and nxt and self._verb_here(nxt, rest[1:2]):
             return ["never", self._ing(nxt), *rest[1:]]
         if first in _CAN and nxt and self._verb_here(nxt, rest[1:2]):
@@ -445,6 +454,28 @@ class SpokenLabels:
                 break
         return out
 
+    def _without_progressive_be(self, words: list[str]) -> list[str]:
+        """ "dad being going home" -> "dad going home": "was going" is already a doing."""
+        forms = self._forms
+        return [
+            w
+            for i, w in enumerate(words)
+            if not (
+                w == "being"
+                and i + 1 < len(words)
+                and words[i + 1].endswith("ing")
+                and forms.is_verb_form(words[i + 1])
+                # "was boring" may describe; "was going home", "was waiting for hours" are doings
+                and (words[i + 1] not in forms.adjectives or i + 2 < len(words))
+            )
+        ]
+
+    def _describes(self, word: str) -> bool:
+        """An adjective or a past participle ("made", "designed") after a linking verb."""
+        if word in self._forms.adjectives:
+            return True
+        return word != self._forms.verb_lemma(word) and (word.endswith("ed") or word in _PARTICIPLES)
+
     def _both_adjectives(self, first: str, second: str) -> bool:
         adjectives = self._forms.adjectives
         return first in adjectives and second in adjectives
@@ -489,8 +520,9 @@ class SpokenLabels:
             # a lone word is a thing ("work", "need") unless it is a past form ("explained")
             return lemma != first and not first.endswith("s")
         if first.endswith("s") and lemma != first:
-            # "respects my time" is a doing, "slots gone by tuesday" a thing
-            return nxt in _AFTER_VERB
+            # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
+            # a state of the doing's kind
+            return nxt in _AFTER_VERB or (lemma in _COPULAR and self._describes(nxt))
         if first.endswith("ed") or lemma != first:
             return True  # "waited six hours", "saw a colleague's machine", "gave up instant"
         if lemma in _LEAD_VERBS and nxt != "of":

@@ -131,6 +131,7 @@ MAX_LABEL_WORDS = 7
 _PHRASE_GOES_ON = frozenset({"NOUN", "PROPN", "NUM"})
 _WORDS_GO_ON = frozenset({"of", "later", "earlier", "ago"})
 _HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "believe", "imagine"})
+_CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
 TIME_NOUNS = frozenset(
     {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
@@ -262,8 +263,9 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
             (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
             and not _keep_lead(doc, idx)
         )
-        # "(I) guess I try to get a slot": a hedge before a clause of its own is not part of it
-        or (len(idx) > 2 and doc[idx[0]].lower_ in _HEDGE_VERBS and doc[idx[1]].lower_ in _SUBJECTS)
+        # "(I) guess I try to get a slot", "(I) think my dad was going home": a hedge before a
+        # clause of its own is not part of it
+        or _hedge_before_clause(doc, idx)
     ):
         idx.pop(0)
     idx = _trim_trailing(doc, idx)
@@ -292,6 +294,16 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
     label = "".join(parts).replace("’", "'").strip()
     return label, idx
+
+
+def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
+    if len(idx) < 3 or doc[idx[0]].lower_ not in _HEDGE_VERBS:
+        return False
+    second = doc[idx[1]].lower_
+    if second in _SUBJECTS:
+        return True
+    # a subject of the respondent's own ("my dad", "the nurse") with its verb close behind
+    return second in _CLAUSE_OPENERS and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:5])
 
 
 def _word_count(doc: Doc, idx: list[int]) -> int:

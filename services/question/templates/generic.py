@@ -84,8 +84,10 @@ FAMILIES: dict[str, Templates] = {
     "validate": Templates(
         node=(
             "Thinking about {focus}: if I've understood you, {chain}. How well does that match how you see it?",
-            "It sounds like {focus} plays a big part in your choice. How would you put that in your own words?",
-            "To check I've got this right: how strongly {does} {focus} drive your choice, and why?",
+            # method-neutral: an incident or a journey involved no choice (laddering's own wording
+            # of "drives your choice" is in means_end_chain.py)
+            "It sounds like {focus} plays a big part in this for you. How would you put that in your own words?",
+            "To check I've got this right: how much {does} {focus} matter to you here, and why?",
             "How well does what we've said about {focus} capture why it matters to you?",
             "What would you correct in my understanding of why {focus} matters to you?",
         ),

@@ -323,3 +323,17 @@ async def test_a_crash_of_energy_is_a_push_not_a_solution(offline_engine: Extrac
     assert [(c.node_type, c.label) for c in result.concepts] == [("push", "energy crashed")]
     result = await _extract(offline_engine, "The energy drinks made me jittery.")
     assert ("solution", "energy drinks") in {(c.node_type, c.label) for c in result.concepts}
+
+
+async def test_a_hedge_before_a_subject_of_the_respondents_own_is_dropped(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "I think my dad was going home": the hedge is not what happened
+    result = await _extract(
+        offline_engine,
+        "Hmm, I think my dad was going home after ten days with heart failure, and because of that the"
+        " discharge nurse phoned me the day before he came home.",
+        "critical_incident",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "dad was going home" in labels and not any(label.startswith("think") for label in labels), labels

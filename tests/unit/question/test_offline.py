@@ -582,3 +582,30 @@ def test_a_job_statement_does_not_read_the_focus_as_its_situation(
     assert sentence, asked
     assert not any(re.search(r"'When (?:the )?barista course", q) for q in sentence), sentence
     assert all("barista course" in q for q in sentence), sentence
+
+
+@pytest.mark.parametrize(
+    ("methodology", "strategy"),
+    [("critical_incident", "verify_account"), ("customer_journey_mapping", "validate_journey")],
+)
+def test_a_check_back_outside_laddering_speaks_of_no_choice(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, methodology: str, strategy: str
+) -> None:
+    # an incident or a journey involved no choice to be driven
+    cfg = methodologies.get(methodology)
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None
+    focus = FocusNode(node_id="i", label="the hospital was full", node_type=cfg.ontology.nodes[0].name)
+    asked = {
+        FollowUpComposer(
+            follow_up(
+                methodology=cfg.name, strategy=strategy, turn=t, focus=focus, focus_mode=FocusMode.RECENT_NODE
+            ),
+            cfg,
+            chosen,
+            spoken,
+        ).compose()
+        for t in range(3, 30)
+    }
+    assert len(asked) >= 4, asked
+    assert not any("choice" in q for q in asked), asked

@@ -61,6 +61,15 @@ def test_gerund(verb: str, ing: str) -> None:
         ("plan the meals and the shopping", "planning the meals and the shopping"),
         # two states joined by "and" belong to the one doing ("bitter" is also a verb in the lists)
         ("tasted flat and bitter", "tasting flat and bitter"),
+        # a doing that opens with a frequency adverb
+        ("always call the carer", "always calling the carer"),
+        ("usually skip breakfast", "usually skipping breakfast"),
+        # a linking verb before a participle is a doing too
+        ("feels made for me", "feeling made for you"),
+        # "was going" is a doing already: no "being going"; a describing "-ing" at the end keeps it
+        ("dad was going home", "dad going home"),
+        ("was waiting for hours", "waiting for hours"),
+        ("the film was boring", "the film being boring"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
