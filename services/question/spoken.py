@@ -236,6 +236,10 @@ _VOWELS = set("aeiou")
 _DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
 # A label that starts with one of these names a state or place the respondent is in.
 _STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
+# "back" before these is a place one is in again ("back home", "back on the ward")
+_BACK_TO = {"home", "on", "in", "at", "to", "into"}
+# Participles that only ever describe ("based on the ward"): never said back as a doing
+_STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
 # Common nouns the lookup tables lack (newer words, accented and British spellings).
 _NEWER_NOUNS = {
     "app",
@@ -418,8 +422,12 @@ class SpokenLabels:
             return ["being", *rest]
         if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
-        if first in _STATE_PREPOSITIONS and rest:
-            return ["being", *words]  # "at my kitchen table" -> "being at your kitchen table"
+        if (
+            first in _STATE_PREPOSITIONS | _STATIVE_PARTICIPLES or (first == "back" and nxt in _BACK_TO)
+        ) and rest:
+            # "at my kitchen table" -> "being at your kitchen table", "back home before noon" ->
+            # "being back home before noon" (not the doing "backing")
+            return ["being", *words]
         if first in _SUBJECTS and nxt in _CAN | _CANNOT and len(rest) > 1:
             # "I can focus" -> "you being able to focus" (not "you canning focus")
             return [first, *(["not"] if nxt in _CANNOT else []), "being", "able", "to", *rest[1:]]
@@ -558,6 +566,8 @@ class SpokenLabels:
         verb, after = words[start + 1], words[start + 2]
         if verb in _BE:
             return True
+        if verb in _STATIVE_PARTICIPLES:
+            return False  # "a pharmacist based on the ward" is a thing, not the doing "basing"
         return verb.endswith(("ed", "s")) and forms.is_verb_form(verb) and after in _AFTER_VERB
 
 

@@ -316,9 +316,16 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
     first = doc[idx[0]].lower_
     if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
         return True
+    if first in {"was", "were"} and len(idx) > 2 and _passive_participle(doc, idx[1]):
+        return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
+
+
+def _passive_participle(doc: Doc, i: int) -> bool:
+    word = doc[i].lower_
+    return doc[i].pos_ in {"VERB", "ADJ"} and (word.endswith("ed") or word in _IRREGULAR_PARTICIPLES)
 
 
 def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
@@ -337,7 +344,28 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
 
 
 # Past participles the lookup tagger reads as adjectives that are not formed with "-ed".
-_IRREGULAR_PARTICIPLES = frozenset({"made", "meant", "built", "done", "chosen", "written", "picked"})
+_IRREGULAR_PARTICIPLES = frozenset(
+    {
+        "made",
+        "meant",
+        "built",
+        "done",
+        "chosen",
+        "written",
+        "picked",
+        "told",
+        "given",
+        "sent",
+        "kept",
+        "left",
+        "taken",
+        "shown",
+        "brought",
+        "seen",
+        "put",
+        "sold",
+    }
+)
 
 
 def _object_me(doc: Doc, idx: list[int]) -> bool:

@@ -337,3 +337,14 @@ async def test_a_hedge_before_a_subject_of_the_respondents_own_is_dropped(
     )
     labels = {c.label for c in result.concepts}
     assert "dad was going home" in labels and not any(label.startswith("think") for label in labels), labels
+
+
+async def test_a_passive_keeps_its_was(offline_engine: ExtractionEngine) -> None:
+    # "I was told at the ward round": without "was", "told …" would be said back as the telling
+    result = await _extract(
+        offline_engine,
+        "I was told at the morning ward round that I could go home, and because of that I waited six hours.",
+        "critical_incident",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "was told at the morning ward round" in labels, labels

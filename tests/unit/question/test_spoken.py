@@ -70,6 +70,11 @@ def test_gerund(verb: str, ing: str) -> None:
         ("dad was going home", "dad going home"),
         ("was waiting for hours", "waiting for hours"),
         ("the film was boring", "the film being boring"),
+        # being somewhere again, or placed somewhere, is a state, not "backing" or "basing"
+        ("back home before noon", "being back home before noon"),
+        ("back on the respiratory ward", "being back on the respiratory ward"),
+        ("based on the ward", "being based on the ward"),
+        ("was told at the morning ward round", "being told at the morning ward round"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -90,6 +95,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("calm", "calm"),  # a noun too: a thing
         ("what i needed was time", "what you needed was time"),  # a clause inside the subject
         ("well paid job", "well paid job"),  # "well" is not a form of "good" here
+        ("pharmacist based on the ward", "pharmacist based on the ward"),  # not "the pharmacist basing …"
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
