@@ -48,7 +48,7 @@ FAMILIES: dict[str, Templates] = {
     ),
     "contrast": Templates(
         node=(
-            "How is {focus} different from what you had before?",
+            "How {is} {focus} different from what you had before?",
             "How {does} {focus} compare with the alternatives you've tried?",
             "Compared with other options, what stands out to you about {focus}?",
             "Thinking of an option you turned down, how does it differ when it comes to {focus}?",

@@ -82,7 +82,7 @@ OVERRIDES: dict[str, Templates] = {
     "ladder_up": Templates(
         node=(
             "Thinking about {focus}, which end do you prefer, and why is that important to you?",
-            "Why does {focus} matter to you when you compare the options?",
+            "Why {does} {focus} matter to you when you compare the options?",
             "What {does} {focus} give you that the opposite would not?",
             "Which side of {focus} appeals to you more, and why does that matter to you?",
             "And why {is} {focus} important to you in the end?",

@@ -210,6 +210,11 @@ def test_unknown_strategy_maps_by_its_description(methodologies: MethodologyRegi
     assert_well_formed(question)
 
 
+_FIXED_VERB_BEFORE_FOCUS = re.compile(
+    r"\b(?:why|how|what|where|when) (?:does|is|has|was) \{focus\}", re.IGNORECASE
+)
+
+
 def test_template_hygiene() -> None:
     formatter = string.Formatter()
     for _method, family, templates in tpl.all_templates():
@@ -224,6 +229,8 @@ def test_template_hygiene() -> None:
                 assert text.count("?") == 1 and text.endswith("?"), (family, text)
                 if mode == "node":
                     assert fields & {"focus", "a"}, f"{family} node template must name the focus: {text}"
+                    # a verb whose subject is the focus agrees with it ("why do original shows matter")
+                    assert not _FIXED_VERB_BEFORE_FOCUS.search(text), f"use {{does}}/{{is}}…: {text}"
 
 
 @pytest.mark.parametrize(
