@@ -86,6 +86,10 @@ _AFTER_VERB = {
     "at",
     "over",
     "through",
+    "between",
+    "behind",
+    "across",
+    "around",
     "with",
     "without",
     "for",
@@ -286,6 +290,12 @@ _NO_ARTICLE = {
 
 # Past participles not formed with "-ed" that follow a linking verb ("feels made for me").
 _PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", "left", "lost", "forgotten"})
+# Adverbs between a subject and its verb ("the booking just fell …"); "-ly" words count too
+_MID_ADVERBS = frozenset(
+    {"just", "really", "still", "also", "actually", "only", "even", "always", "never", "often"}
+)
+# Irregular participles that are never a simple past
+_PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
 _ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
 
@@ -431,16 +441,34 @@ class SpokenLabels:
         if first in _SUBJECTS and nxt in _CAN | _CANNOT and len(rest) > 1:
             # "I can focus" -> "you being able to focus" (not "you canning focus")
             return [first, *(["not"] if nxt in _CANNOT else []), "being", "able", "to", *rest[1:]]
-        if first in _SUBJECTS and nxt and (nxt in _BE or self._forms.is_verb_form(nxt)):
-            return [first, self._ing(nxt), *rest[1:]]
-        if self._starts_with_verb(words):
+        if first in _SUBJECTS and nxt:
+            # "nobody properly explained my tablets" -> "nobody properly explaining your tablets"
+            v = self._past_adverbs(words, 1)
+            if v < len(words) and (words[v] in _BE or self._forms.is_verb_form(words[v])):
+                return [*words[:v], self._ing(words[v]), *words[v + 1 :]]
+        verb = self._subject_clause(words)
+        if self._starts_with_verb(words) and not (first.endswith("ing") and verb is not None):
+            # "booking just fell between two teams": a gerund with a verb of its own is a subject
             return [self._ing(first), *self._second_doing(rest)]
-        if self._subject_clause(words):
-            start = 1 if words[0] in _DETERMINERS else 0
+        if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
-            article = ["the"] if not start and self._is_common_noun(words[0]) else []
-            return [*article, *words[: start + 1], self._ing(words[start + 1]), *words[start + 2 :]]
+            article = ["the"] if words[0] not in _DETERMINERS and self._is_common_noun(words[0]) else []
+            return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
         return self._being(words)
+
+    def _past_adverbs(self, words: list[str], i: int) -> int:
+        """The index after the adverbs that start at `i` ("just", "properly", "never")."""
+        forms = self._forms
+        while i < len(words) - 1 and (
+            words[i] in _MID_ADVERBS
+            or (
+                words[i].endswith("ly")
+                and not forms.is_noun_form(words[i])
+                and not forms.is_verb_form(words[i])
+            )
+        ):
+            i += 1
+        return i
 
     def _is_common_noun(self, word: str) -> bool:
         return word not in _NO_ARTICLE and (word in _NEWER_NOUNS or self._forms.is_noun_form(word))
@@ -555,20 +583,30 @@ class SpokenLabels:
             return [*words[:size], self._ing(verb), *words[size + 1 :]]
         return None
 
-    def _subject_clause(self, words: list[str]) -> bool:
-        """ "the delivery arrives on tuesday", "driver turns up with the crates": subject, verb, more."""
+    def _subject_clause(self, words: list[str]) -> int | None:
+        """Where the verb is in "the delivery arrives on tuesday", "driver turns up with the crates",
+        "pharmacy had a huge backlog", "booking just fell between two teams" (subject, verb, more)."""
         forms = self._forms
         if not forms.verbs:
-            return False
+            return None
         start = 1 if words[0] in _DETERMINERS else 0
-        if len(words) < start + 3:
-            return False
-        verb, after = words[start + 1], words[start + 2]
+        v = self._past_adverbs(words, start + 1)
+        if len(words) == v + 1 and v > start + 1 and words[v].endswith("ed"):
+            # "the family really helped": a verb at the end, after an adverb, ends a clause
+            ends = forms.is_verb_form(words[v]) and words[v] not in forms.adjectives
+            return v if ends else None
+        if len(words) < v + 2:
+            return None
+        verb, after = words[v], words[v + 1]
         if verb in _BE:
-            return True
-        if verb in _STATIVE_PARTICIPLES:
-            return False  # "a pharmacist based on the ward" is a thing, not the doing "basing"
-        return verb.endswith(("ed", "s")) and forms.is_verb_form(verb) and after in _AFTER_VERB
+            return v
+        if verb in _STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in _AFTER_VERB:
+            return None  # "a pharmacist based on the ward" is a thing, not the doing "basing"
+        if verb.endswith(("ed", "s")):
+            return v
+        # an irregular past ("had", "fell", "took"); a participle ("slots gone by tuesday") describes
+        past = forms.verb_lemma(verb) != verb and not verb.endswith("en") and verb not in _PARTICIPLE_ONLY
+        return v if past else None
 
 
 def _join(words: list[str], names: Mapping[str, str]) -> str:

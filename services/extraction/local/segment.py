@@ -130,6 +130,35 @@ MAX_LABEL_WORDS = 7
 # starts a phrase of its own.
 _PHRASE_GOES_ON = frozenset({"NOUN", "PROPN", "NUM"})
 _WORDS_GO_ON = frozenset({"of", "later", "earlier", "ago"})
+# Words of place or part that say nothing without their "of …" ("in the middle | of a shift")
+_NEEDS_OF = frozenset(
+    {
+        "middle",
+        "end",
+        "start",
+        "beginning",
+        "rest",
+        "part",
+        "top",
+        "bottom",
+        "side",
+        "front",
+        "back",
+        "half",
+        "most",
+        "lot",
+        "bit",
+        "kind",
+        "sort",
+        "couple",
+        "number",
+        "edge",
+        "centre",
+        "center",
+        "all",
+        "some",
+    }
+)
 _HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "believe", "imagine"})
 _CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
@@ -280,7 +309,12 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
         # "rushed through my medication in two | minutes"): end before its preposition or article
         cut = next((i for i in whole if idx and i > idx[-1]), None)
-        if cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON):
+        # ("gave me a written list | of the doses" keeps its list: "of" binds only a word of place or
+        # part, "the middle | of a shift")
+        broke = cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)
+        if broke and cut is not None and doc[cut].lower_ == "of" and doc[idx[-1]].lower_ not in _NEEDS_OF:
+            broke = False
+        if broke:
             opener = max((n for n in range(2, len(idx)) if doc[idx[n]].pos_ in {"ADP", "DET"}), default=None)
             if opener is not None:
                 idx = idx[:opener]

@@ -348,3 +348,16 @@ async def test_a_passive_keeps_its_was(offline_engine: ExtractionEngine) -> None
     )
     labels = {c.label for c in result.concepts}
     assert "was told at the morning ward round" in labels, labels
+
+
+async def test_a_cut_before_of_keeps_a_whole_noun_phrase(offline_engine: ExtractionEngine) -> None:
+    # "gave me a written list | of the doses": the list is whole without its "of"; "the middle | of a
+    # shift" is not (tested above)
+    result = await _extract(
+        offline_engine,
+        "Nobody properly explained my new tablets before I left, and because of that nobody gave me a written"
+        " list of the doses.",
+        "critical_incident",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "nobody gave me a written list" in labels, labels

@@ -75,6 +75,11 @@ def test_gerund(verb: str, ing: str) -> None:
         ("back on the respiratory ward", "being back on the respiratory ward"),
         ("based on the ward", "being based on the ward"),
         ("was told at the morning ward round", "being told at the morning ward round"),
+        # an adverb between subject and verb, an irregular past, a gerund subject with a verb of its own
+        ("nobody properly explained my new tablets", "nobody properly explaining your new tablets"),
+        ("pharmacy had a huge backlog", "the pharmacy having a huge backlog"),
+        ("booking just fell between two teams", "the booking just falling between two teams"),
+        ("the family really helped", "the family really helping"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
