@@ -42,9 +42,10 @@ _REWORDINGS: tuple[str, ...] = (
     "Thinking again about {focus}, ",
 )
 _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
-# Node types of things the respondent dealt with (a journey's touchpoints, a job's solutions): said
-# back with the article their labels dropped ("the app", "the café").
-_MET_TYPES = frozenset({"touchpoint", "solution"})
+# Node types of things the respondent dealt with or went through (a journey's touchpoints and
+# stages, a job's solutions): said back with the article their labels dropped ("the app", "the café",
+# "at the delivery slot").
+_MET_TYPES = frozenset({"touchpoint", "solution", "stage"})
 
 
 def stable_index(*parts: object) -> int:

@@ -94,3 +94,21 @@ def test_a_place_keeps_at(methodologies: MethodologyRegistry, spoken: SpokenLabe
         for t in range(3, 12)
     }
     assert any("at the pharmacy" in q.lower() for q in asked), asked
+
+
+def test_a_journey_stage_gets_its_article(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:
+    # "what were you expecting at delivery slot?" dropped the article the label lost
+    cfg = methodologies.get("customer_journey_mapping")
+    strategy = cfg.strategy("identify_need")
+    assert strategy is not None
+    focus = FocusNode(node_id="t", label="delivery slot", node_type="stage")
+    asked = {
+        FollowUpComposer(
+            follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
+            cfg,
+            strategy,
+            spoken,
+        ).compose()
+        for t in range(3, 12)
+    }
+    assert all("the delivery slot" in q for q in asked), asked
