@@ -117,7 +117,7 @@ def capitalise(text: str) -> str:
 
 _LEAD_WORDS = STOP_WORDS | _words(
     "mainly looking after next like yes pretty thank thanks whereas honestly well there's it's that's "
-    "i'd i'm sure"
+    "i'd i'm sure nobody everyone everybody someone somebody nothing everything"
 )
 
 

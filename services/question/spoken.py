@@ -296,6 +296,8 @@ _MID_ADVERBS = frozenset(
 )
 # Irregular participles that are never a simple past
 _PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
+# Prepositions after an adjective that describes a state ("tired of", "open on sundays")
+_STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
 _ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
 
@@ -419,6 +421,12 @@ class SpokenLabels:
             return ["not", self._ing(nxt), *rest[1:]]
         if first in _DO and nxt == "not" and len(rest) > 1:
             return ["not", self._ing(rest[1]), *rest[2:]]
+        if first in _ADVERBS_BEFORE_VERB and nxt in self._forms.adjectives and (
+            nxt not in self._forms.verbs or len(rest) == 1 or rest[1] in _STATE_LINKS
+        ):
+            # "always tired of the afternoon slump" -> "always being tired of …" (not "always tiring"),
+            # "usually calm" -> "usually being calm"; "always call the carer" takes an object
+            return [first, "being", *rest]
         if first in _ADVERBS_BEFORE_VERB and nxt and self._forms.is_verb_form(nxt):
             # "never ask twice", "always call the carer" -> "always calling the carer"
             return [first, self._ing(nxt), *rest[1:]]

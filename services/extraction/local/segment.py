@@ -295,6 +295,8 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # "(I) guess I try to get a slot", "(I) think my dad was going home": a hedge before a
         # clause of its own is not part of it
         or _hedge_before_clause(doc, idx)
+        # "(that's) about standing on my own feet": the doing is the item
+        or (len(idx) > 1 and doc[idx[0]].lower_ == "about" and doc[idx[1]].lower_.endswith("ing"))
     ):
         idx.pop(0)
     idx = _trim_trailing(doc, idx)

@@ -361,3 +361,17 @@ async def test_a_cut_before_of_keeps_a_whole_noun_phrase(offline_engine: Extract
     )
     labels = {c.label for c in result.concepts}
     assert "nobody gave me a written list" in labels, labels
+
+
+async def test_about_before_a_doing_is_not_part_of_the_label(offline_engine: ExtractionEngine) -> None:
+    # "that's about standing on my own feet": said back as "about standing …" it would not parse
+    result = await _extract(
+        offline_engine,
+        "I don't have to borrow money from my parents, and in the end that's about standing on my own feet.",
+        "means_end_chain",
+        question="Why does that matter to you?",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "standing on my own feet" in labels and not any(label.startswith("about") for label in labels), (
+        labels
+    )

@@ -80,6 +80,9 @@ def test_gerund(verb: str, ing: str) -> None:
         ("pharmacy had a huge backlog", "the pharmacy having a huge backlog"),
         ("booking just fell between two teams", "the booking just falling between two teams"),
         ("the family really helped", "the family really helping"),
+        # after a frequency adverb, an adjective before a preposition (or alone) is a state
+        ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
+        ("usually calm", "usually being calm"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
