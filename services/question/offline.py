@@ -155,9 +155,9 @@ def without_lead_in(question: str) -> str:
 _PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n) \{focus\}")
 
 
-def _doing_connective(m: re.Match[str]) -> str:
+def _doing_connective(m: re.Match[str], focus: str = "focus") -> str:
     word = "when" if m.group(1).lower() == "at" else "while"
-    return (word.capitalize() if m.group(1)[0].isupper() else word) + " {focus}"
+    return (word.capitalize() if m.group(1)[0].isupper() else word) + f" {{{focus}}}"
 
 
 def _rotated(pool: list[str], start: int) -> list[str]:
@@ -220,6 +220,7 @@ class FollowUpComposer:
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
+            clause = self._spoken.finite(focus) if singular else None
             # "in the app", "on the phone", "with the driver": not every focus is a place
             self._preposition = None if singular else preposition_for(spoken)
             values = {
@@ -227,6 +228,7 @@ class FollowUpComposer:
                 "kind": self._kind,
                 "focus": spoken,
                 **agreement("it" if singular else spoken),
+                **({"clause": clause} if clause else {}),
             }
         else:
             values = {
@@ -294,9 +296,13 @@ class FollowUpComposer:
     def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
         templates = self._mode_templates(family)
         if self._doing:
-            # "at/during/in {focus}" fits a place or an event, not a doing: "when copying last week's order"
+            # "at/during/in {focus}" fits a place or an event, not a doing: "when copying last week's
+            # order"; a doing with a subject of its own goes as a clause ("when the driver turns up")
+            slot = "clause" if "clause" in values else "focus"
             templates = [
-                _PLACE_BEFORE_FOCUS.sub(_doing_connective, t) for t in templates if "getting {focus}" not in t
+                _PLACE_BEFORE_FOCUS.sub(lambda m: _doing_connective(m, slot), t)
+                for t in templates
+                if "getting {focus}" not in t
             ]
         elif self._preposition is not None:
             templates = [x for t in templates if (x := placed(t, self._preposition)) is not None]

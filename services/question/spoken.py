@@ -296,6 +296,8 @@ _MID_ADVERBS = frozenset(
 )
 # Irregular participles that are never a simple past
 _PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
+# Subjects that stand for a thing or a clause, not a person ("it was full", "that helped")
+_NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")
 _STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
@@ -378,13 +380,7 @@ class SpokenLabels:
 
     def say(self, label: str) -> tuple[str, bool]:
         """The label as spoken back, and whether it became a (grammatically singular) gerund phrase."""
-        # split on spaces only: "disney+" and "week's" stay one word
-        written = label.replace("’", "'").split()
-        # names keep the capitals the label carries ("Netflix", "Dr Patel"); the rules read lower case
-        names = {w.lower(): w for w in written if w != w.lower() and w.lower() not in _PRONOUNS}
-        words = [_PRONOUNS.get(w, w) for w in (w.lower() for w in written)]
-        for i in range(1, len(words)):
-            words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
+        written, names, words = _second_person(label)
         if not words:
             return label, False
         if words[0] in {"after", "before"} and len(words) > 1:
@@ -397,6 +393,23 @@ class SpokenLabels:
         if changed is None:
             return _join(words, names), False
         return _join(self._without_progressive_be(changed), names), True
+
+    def finite(self, label: str) -> str | None:
+        """The label as a clause of its own, when it has a subject and a verb ("the driver turns up
+        with the crates", "nobody gave you a written list"), for "when …"; else None."""
+        written, names, words = _second_person(label)
+        if len(words) < 2 or written[0] in names.values() or words[0] in _NOT_PERSONS:
+            return None
+        if words[0] in _SUBJECTS:
+            v = self._past_adverbs(words, 1)
+            verb = words[v] if v < len(words) else ""
+            if verb in _BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
+                return _join(words, names)
+            return None
+        if self._subject_clause(words) is None:
+            return None
+        article = ["the"] if words[0] not in _DETERMINERS and self._is_common_noun(words[0]) else []
+        return _join([*article, *words], names)
 
     def with_article(self, spoken: str) -> str:
         """A role or a thing the respondent dealt with, said back with the article the label
@@ -421,8 +434,10 @@ class SpokenLabels:
             return ["not", self._ing(nxt), *rest[1:]]
         if first in _DO and nxt == "not" and len(rest) > 1:
             return ["not", self._ing(rest[1]), *rest[2:]]
-        if first in _ADVERBS_BEFORE_VERB and nxt in self._forms.adjectives and (
-            nxt not in self._forms.verbs or len(rest) == 1 or rest[1] in _STATE_LINKS
+        if (
+            first in _ADVERBS_BEFORE_VERB
+            and nxt in self._forms.adjectives
+            and (nxt not in self._forms.verbs or len(rest) == 1 or rest[1] in _STATE_LINKS)
         ):
             # "always tired of the afternoon slump" -> "always being tired of …" (not "always tiring"),
             # "usually calm" -> "usually being calm"; "always call the carer" takes an object
@@ -615,6 +630,19 @@ class SpokenLabels:
         # an irregular past ("had", "fell", "took"); a participle ("slots gone by tuesday") describes
         past = forms.verb_lemma(verb) != verb and not verb.endswith("en") and verb not in _PARTICIPLE_ONLY
         return v if past else None
+
+
+def _second_person(label: str) -> tuple[list[str], dict[str, str], list[str]]:
+    """The label's words as written, its names (lower case -> as written) and its words in the
+    second person, lower case ("I was" -> "you were")."""
+    # split on spaces only: "disney+" and "week's" stay one word
+    written = label.replace("’", "'").split()
+    # names keep the capitals the label carries ("Netflix", "Dr Patel"); the rules read lower case
+    names = {w.lower(): w for w in written if w != w.lower() and w.lower() not in _PRONOUNS}
+    words = [_PRONOUNS.get(w, w) for w in (w.lower() for w in written)]
+    for i in range(1, len(words)):
+        words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
+    return written, names, words
 
 
 def _join(words: list[str], names: Mapping[str, str]) -> str:

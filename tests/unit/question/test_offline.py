@@ -616,3 +616,30 @@ def test_a_check_back_outside_laddering_speaks_of_no_choice(
     }
     assert len(asked) >= 4, asked
     assert not any("choice" in q for q in asked), asked
+
+
+def test_a_doing_with_its_own_subject_follows_when_as_a_clause(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "what did you need when the driver turning up …?" does not parse; "when planning …" does
+    cfg = methodologies.get("customer_journey_mapping")
+    strategy = cfg.strategy("identify_need")
+    assert strategy is not None
+
+    def asked(label: str) -> set[str]:
+        focus = FocusNode(node_id="a", label=label, node_type="action")
+        return {
+            FollowUpComposer(
+                follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
+                cfg,
+                strategy,
+                spoken,
+            ).compose()
+            for t in range(3, 12)
+        }
+
+    with_subject = asked("driver turns up with the crates")
+    assert any("when the driver turns up with the crates" in q.lower() for q in with_subject), with_subject
+    assert not any("when the driver turning" in q.lower() for q in with_subject), with_subject
+    plain = asked("plan the weekly shop")
+    assert any("when planning the weekly shop" in q.lower() for q in plain), plain

@@ -265,3 +265,22 @@ def test_a_named_touchpoint_is_asked_about_as_written(
     assert naming, asked
     assert all("the Ocado app" in q for q in naming), naming
     assert not any("ocado" in q for q in asked), asked
+
+
+@pytest.mark.parametrize(
+    ("label", "clause"),
+    [
+        ("driver turns up with the crates", "the driver turns up with the crates"),
+        ("nobody gave me a written list", "nobody gave you a written list"),
+        ("i was spending too much", "you were spending too much"),
+        ("booking just fell between two teams", "the booking just fell between two teams"),
+        # no subject of its own, or a subject that is no person: no clause
+        ("plan the weekly shop", None),
+        ("it was full", None),
+        ("long battery life", None),
+    ],
+)
+def test_a_label_with_a_subject_and_verb_reads_as_a_clause(
+    spoken: SpokenLabels, label: str, clause: str | None
+) -> None:
+    assert spoken.finite(label) == clause
