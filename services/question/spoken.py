@@ -18,290 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-_PRONOUNS = {
-    "i": "you",
-    "me": "you",
-    "my": "your",
-    "mine": "yours",
-    "myself": "yourself",
-    "i'm": "you're",
-    "i've": "you've",
-    "i'd": "you'd",
-    "i'll": "you'll",
-    "we": "you",
-    "us": "you",
-    "our": "your",
-    "ours": "yours",
-    "ourselves": "yourselves",
-}
-_AGREEMENT = {("you", "was"): "were", ("you", "am"): "are", ("you", "wasn't"): "weren't"}
-_BE = {"am", "is", "are", "was", "were", "be", "'m", "'s", "'re"}
-_NEGATED_DO = {"don't", "dont", "didn't", "didnt", "doesn't", "doesnt"}
-_DO = {"do", "did", "does"}
-_CAN = {"can", "could"}
-_CANNOT = {"can't", "cant", "cannot", "couldn't", "couldnt"}
-_SUBJECTS = {
-    "nobody",
-    "everybody",
-    "somebody",
-    "everyone",
-    "someone",
-    "nothing",
-    "everything",
-    "something",
-    "they",
-    "he",
-    "she",
-    "it",
-    "you",
-    "things",
-    "people",
-}
-# Words that follow a verb far more often than a noun ("check out", "book a slot", "focus on").
-_AFTER_VERB = {
-    "a",
-    "an",
-    "the",
-    "my",
-    "your",
-    "his",
-    "her",
-    "their",
-    "our",
-    "me",
-    "you",
-    "him",
-    "them",
-    "it",
-    "to",
-    "out",
-    "up",
-    "down",
-    "off",
-    "away",
-    "back",
-    "on",
-    "in",
-    "into",
-    "at",
-    "over",
-    "through",
-    "between",
-    "behind",
-    "across",
-    "around",
-    "with",
-    "without",
-    "for",
-    "from",
-    "about",
-    "less",
-    "more",
-    "too",
-    "so",
-    "very",
-    "really",
-    "clearly",
-    "last",
-    "every",
-    "all",
-    "some",
-    "any",
-    "no",
-    "what",
-    "when",
-    "that",
-    "this",
-    "twice",
-    "well",
-    "early",
-    "late",
-    "ready",
-}
-# Verbs that take an adjective ("feel calm", "stay fit").
-_COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound"}
-# Two-syllable verbs stressed on the last syllable double their final consonant.
-_DOUBLE = {
-    "forget",
-    "begin",
-    "prefer",
-    "admit",
-    "readmit",
-    "regret",
-    "refer",
-    "commit",
-    "omit",
-    "occur",
-    "permit",
-    "submit",
-    "equip",
-    "control",
-    "upset",
-    "forbid",
-}
-# Past forms the lookup table reads as nouns ("saw") or leaves alone.
-_IRREGULAR_PAST = {
-    "saw": "see",
-    "felt": "feel",
-    "found": "find",
-    "left": "leave",
-    "rang": "ring",
-    "wore": "wear",
-}
-# Verbs that start a label as a doing even though they can be nouns ("have money left over",
-# "concentrate during your commute", "spend less time").
-_LEAD_VERBS = {
-    "have",
-    "get",
-    "go",
-    "make",
-    "take",
-    "give",
-    "keep",
-    "spend",
-    "save",
-    "wear",
-    "hear",
-    "feel",
-    "see",
-    "know",
-    "find",
-    "tell",
-    "let",
-    "help",
-    "run",
-    "pay",
-    "buy",
-    "bring",
-    "leave",
-    "miss",
-    "wait",
-    "arrive",
-    "forget",
-    "remember",
-    "understand",
-    "stop",
-    "start",
-    "finish",
-    "plan",
-    "prepare",
-    "book",
-    "order",
-    "copy",
-    "unpack",
-    "check",
-    "talk",
-    "use",
-    "learn",
-    "choose",
-    "decide",
-    "compare",
-    "read",
-    "watch",
-    "listen",
-    "concentrate",
-    "focus",
-    "relax",
-    "enjoy",
-    "avoid",
-    "afford",
-    "borrow",
-    "carry",
-    "drive",
-    "ring",
-    "phone",
-    "call",
-    "chase",
-    "explain",
-    "treat",
-    "need",
-    "want",
-    "try",
-    "put",
-    "come",
-    "do",
-    "be",
-    "stay",
-    "look",
-    "work",
-    "sleep",
-    "eat",
-    "drink",
-    "cook",
-    "catch",
-    "meet",
-    "share",
-    "pick",
-    "switch",
-    "reach",
-    "react",
-}
-_VOWELS = set("aeiou")
-_DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
-# A label that starts with one of these names a state or place the respondent is in.
-_STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
-# "back" before these is a place one is in again ("back home", "back on the ward")
-_BACK_TO = {"home", "on", "in", "at", "to", "into"}
-# Participles that only ever describe ("based on the ward"): never said back as a doing
-_STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
-# Common nouns the lookup tables lack (newer words, accented and British spellings).
-_NEWER_NOUNS = {
-    "app",
-    "apps",
-    "café",
-    "cafe",
-    "website",
-    "chatbot",
-    "smartphone",
-    "podcast",
-    "wifi",
-    "email",
-    "carer",
-    "carers",
-}
-# Said of a person without an article: family words used as names ("dad rang me"), pronouns.
-_NO_ARTICLE = {
-    "dad",
-    "daddy",
-    "mum",
-    "mummy",
-    "mom",
-    "mommy",
-    "mam",
-    "gran",
-    "granny",
-    "grandma",
-    "grandad",
-    "granddad",
-    "grandpa",
-    "nan",
-    "nana",
-    "you",
-    "they",
-    "he",
-    "she",
-    "someone",
-    "somebody",
-    "nobody",
-    "everyone",
-    "everybody",
-}
-
-
-# Past participles not formed with "-ed" that follow a linking verb ("feels made for me").
-_PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", "left", "lost", "forgotten"})
-# Adverbs between a subject and its verb ("the booking just fell …"); "-ly" words count too
-_MID_ADVERBS = frozenset(
-    {"just", "really", "still", "also", "actually", "only", "even", "always", "never", "often"}
-)
-# Irregular participles that are never a simple past
-_PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
-# Subjects that stand for a thing or a clause, not a person ("it was full", "that helped")
-_NOT_PERSONS = frozenset({"it", "that", "this"})
-# Prepositions after an adjective that describes a state ("tired of", "open on sundays")
-_STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
-# Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
-_ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
+from services.question import english as en
 
 
 @dataclass(frozen=True)
@@ -330,7 +47,7 @@ class WordForms:
 
     def lemma(self, word: str) -> str:
         """The lookup lemma of `word` (the word itself when unknown)."""
-        irregular = _IRREGULAR_PAST.get(word)
+        irregular = en.IRREGULAR_PAST.get(word)
         if irregular is not None:
             return irregular
         found = self.lemmas.get(word)  # type: ignore[call-overload]  # a Table hashes str keys itself
@@ -362,12 +79,12 @@ def gerund(verb: str) -> str:
         return verb[:-1] + "ing"
     cvc = (
         len(verb) >= 3
-        and verb[-1] not in _VOWELS | {"w", "x", "y"}
-        and verb[-2] in _VOWELS
-        and verb[-3] not in _VOWELS
+        and verb[-1] not in en.VOWELS | {"w", "x", "y"}
+        and verb[-2] in en.VOWELS
+        and verb[-3] not in en.VOWELS
     )
-    one_syllable = sum(1 for ch in verb if ch in _VOWELS) == 1
-    if cvc and (one_syllable or verb in _DOUBLE):
+    one_syllable = sum(1 for ch in verb if ch in en.VOWELS) == 1
+    if cvc and (one_syllable or verb in en.DOUBLE):
         return verb + verb[-1] + "ing"
     return verb + "ing"
 
@@ -398,17 +115,17 @@ class SpokenLabels:
         """The label as a clause of its own, when it has a subject and a verb ("the driver turns up
         with the crates", "nobody gave you a written list"), for "when …"; else None."""
         written, names, words = _second_person(label)
-        if len(words) < 2 or written[0] in names.values() or words[0] in _NOT_PERSONS:
+        if len(words) < 2 or written[0] in names.values() or words[0] in en.NOT_PERSONS:
             return None
-        if words[0] in _SUBJECTS:
+        if words[0] in en.SUBJECTS:
             v = self._past_adverbs(words, 1)
             verb = words[v] if v < len(words) else ""
-            if verb in _BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
+            if verb in en.BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
                 return _join(words, names)
             return None
         if self._subject_clause(words) is None:
             return None
-        article = ["the"] if words[0] not in _DETERMINERS and self._is_common_noun(words[0]) else []
+        article = ["the"] if words[0] not in en.DETERMINERS and self._is_common_noun(words[0]) else []
         return _join([*article, *words], names)
 
     def with_article(self, spoken: str) -> str:
@@ -417,11 +134,11 @@ class SpokenLabels:
         words used as names ("dad") and phrases that start with a determiner or pronoun stay as
         they are."""
         words = spoken.split()
-        if not self._forms.nouns or not words or words[0].lower() in _DETERMINERS | _NO_ARTICLE:
+        if not self._forms.nouns or not words or words[0].lower() in en.DETERMINERS | en.NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
         # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none
         head = words[-1]
-        return f"the {spoken}" if head in _NEWER_NOUNS or self._forms.is_noun_form(head) else spoken
+        return f"the {spoken}" if head in en.NEWER_NOUNS or self._forms.is_noun_form(head) else spoken
 
     def _as_noun_phrase(self, words: list[str], *, named: int = 0) -> list[str] | None:
         first, rest = words[0], words[1:]
@@ -430,44 +147,44 @@ class SpokenLabels:
             # a name opens a clause only as its subject ("Netflix recommends shows"); "Book Club
             # picks" is not the doing "booking club picks"
             return self._named_subject(words, named) or self._being(words)
-        if first in _NEGATED_DO and nxt and self._verb_here(nxt, rest[1:2]):
+        if first in en.NEGATED_DO and nxt and self._verb_here(nxt, rest[1:2]):
             return ["not", self._ing(nxt), *rest[1:]]
-        if first in _DO and nxt == "not" and len(rest) > 1:
+        if first in en.DO and nxt == "not" and len(rest) > 1:
             return ["not", self._ing(rest[1]), *rest[2:]]
         if (
-            first in _ADVERBS_BEFORE_VERB
+            first in en.ADVERBS_BEFORE_VERB
             and nxt in self._forms.adjectives
-            and (nxt not in self._forms.verbs or len(rest) == 1 or rest[1] in _STATE_LINKS)
+            and (nxt not in self._forms.verbs or len(rest) == 1 or rest[1] in en.STATE_LINKS)
         ):
             # "always tired of the afternoon slump" -> "always being tired of …" (not "always tiring"),
             # "usually calm" -> "usually being calm"; "always call the carer" takes an object
             return [first, "being", *rest]
-        if first in _ADVERBS_BEFORE_VERB and nxt and self._forms.is_verb_form(nxt):
+        if first in en.ADVERBS_BEFORE_VERB and nxt and self._forms.is_verb_form(nxt):
             # "never ask twice", "always call the carer" -> "always calling the carer"
             return [first, self._ing(nxt), *rest[1:]]
         if first == "never" and nxt and self._verb_here(nxt, rest[1:2]):
             return ["never", self._ing(nxt), *rest[1:]]
-        if first in _CAN and nxt and self._verb_here(nxt, rest[1:2]):
+        if first in en.CAN and nxt and self._verb_here(nxt, rest[1:2]):
             return ["being", "able", "to", *rest]
-        if first in _CANNOT and nxt:
+        if first in en.CANNOT and nxt:
             return ["not", "being", "able", "to", *rest]
-        if first in _BE and rest:
+        if first in en.BE and rest:
             return ["being", *rest]
         if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
         if (
-            first in _STATE_PREPOSITIONS | _STATIVE_PARTICIPLES or (first == "back" and nxt in _BACK_TO)
+            first in en.STATE_PREPOSITIONS | en.STATIVE_PARTICIPLES or (first == "back" and nxt in en.BACK_TO)
         ) and rest:
             # "at my kitchen table" -> "being at your kitchen table", "back home before noon" ->
             # "being back home before noon" (not the doing "backing")
             return ["being", *words]
-        if first in _SUBJECTS and nxt in _CAN | _CANNOT and len(rest) > 1:
+        if first in en.SUBJECTS and nxt in en.CAN | en.CANNOT and len(rest) > 1:
             # "I can focus" -> "you being able to focus" (not "you canning focus")
-            return [first, *(["not"] if nxt in _CANNOT else []), "being", "able", "to", *rest[1:]]
-        if first in _SUBJECTS and nxt:
+            return [first, *(["not"] if nxt in en.CANNOT else []), "being", "able", "to", *rest[1:]]
+        if first in en.SUBJECTS and nxt:
             # "nobody properly explained my tablets" -> "nobody properly explaining your tablets"
             v = self._past_adverbs(words, 1)
-            if v < len(words) and (words[v] in _BE or self._forms.is_verb_form(words[v])):
+            if v < len(words) and (words[v] in en.BE or self._forms.is_verb_form(words[v])):
                 return [*words[:v], self._ing(words[v]), *words[v + 1 :]]
         verb = self._subject_clause(words)
         if self._starts_with_verb(words) and not (first.endswith("ing") and verb is not None):
@@ -475,7 +192,7 @@ class SpokenLabels:
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
-            article = ["the"] if words[0] not in _DETERMINERS and self._is_common_noun(words[0]) else []
+            article = ["the"] if words[0] not in en.DETERMINERS and self._is_common_noun(words[0]) else []
             return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
         return self._being(words)
 
@@ -483,7 +200,7 @@ class SpokenLabels:
         """The index after the adverbs that start at `i` ("just", "properly", "never")."""
         forms = self._forms
         while i < len(words) - 1 and (
-            words[i] in _MID_ADVERBS
+            words[i] in en.MID_ADVERBS
             or (
                 words[i].endswith("ly")
                 and not forms.is_noun_form(words[i])
@@ -494,7 +211,7 @@ class SpokenLabels:
         return i
 
     def _is_common_noun(self, word: str) -> bool:
-        return word not in _NO_ARTICLE and (word in _NEWER_NOUNS or self._forms.is_noun_form(word))
+        return word not in en.NO_ARTICLE and (word in en.NEWER_NOUNS or self._forms.is_noun_form(word))
 
     def _second_doing(self, rest: list[str]) -> list[str]:
         """ "(copying) last week's order and tweak it" -> "… and tweaking it": both doings alike.
@@ -508,7 +225,7 @@ class SpokenLabels:
             verb, after = out[i + 1], out[i + 2] if i + 2 < len(out) else ""
             if word == "and" and i and self._both_adjectives(out[i - 1], verb):
                 break  # "(tasting) flat and bitter": two states of one doing, not a second doing
-            if word == "and" and verb in self._forms.verbs and (not after or after in _AFTER_VERB):
+            if word == "and" and verb in self._forms.verbs and (not after or after in en.AFTER_VERB):
                 out[i + 1] = self._ing(verb)
                 break
         return out
@@ -533,7 +250,7 @@ class SpokenLabels:
         """An adjective or a past participle ("made", "designed") after a linking verb."""
         if word in self._forms.adjectives:
             return True
-        return word != self._forms.verb_lemma(word) and (word.endswith("ed") or word in _PARTICIPLES)
+        return word != self._forms.verb_lemma(word) and (word.endswith("ed") or word in en.PARTICIPLES)
 
     def _both_adjectives(self, first: str, second: str) -> bool:
         adjectives = self._forms.adjectives
@@ -549,14 +266,14 @@ class SpokenLabels:
         if not forms.verbs:
             return None
         for i, word in enumerate(words[:6]):
-            if word in _BE and word not in {"be", "'s"}:
+            if word in en.BE and word not in {"be", "'s"}:
                 return i if 1 < i < len(words) - 1 else None
-            if word in _SUBJECTS or (not forms.is_noun_form(word) and forms.is_verb_form(word)):
+            if word in en.SUBJECTS or (not forms.is_noun_form(word) and forms.is_verb_form(word)):
                 return None  # "what i needed was time": a clause inside the subject
         return None
 
     def _ing(self, word: str) -> str:
-        if word in _BE:
+        if word in en.BE:
             return "being"
         return gerund(self._forms.verb_lemma(word))
 
@@ -581,15 +298,15 @@ class SpokenLabels:
         if first.endswith("s") and lemma != first:
             # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
             # a state of the doing's kind
-            return nxt in _AFTER_VERB or (lemma in _COPULAR and self._describes(nxt))
+            return nxt in en.AFTER_VERB or (lemma in en.COPULAR and self._describes(nxt))
         if first.endswith("ed") or lemma != first:
             return True  # "waited six hours", "saw a colleague's machine", "gave up instant"
-        if lemma in _LEAD_VERBS and nxt != "of":
+        if lemma in en.LEAD_VERBS and nxt != "of":
             return True
         if first in forms.nouns or first in forms.adjectives:
             # "control of your day", "long battery life" are things; "check out in the app",
             # "book a delivery slot", "feel calm" are doings
-            return nxt in _AFTER_VERB or (first in _COPULAR and nxt in forms.adjectives)
+            return nxt in en.AFTER_VERB or (first in en.COPULAR and nxt in forms.adjectives)
         return bool(nxt) or first.endswith("ed")
 
     def _named_subject(self, words: list[str], size: int) -> list[str] | None:
@@ -600,7 +317,7 @@ class SpokenLabels:
         if size >= len(words) - 1 or not self._forms.verbs:
             return None
         verb = words[size]
-        if verb in _BE or (
+        if verb in en.BE or (
             verb.endswith("s") and self._forms.is_verb_form(verb) and verb not in self._forms.nouns
         ):
             return [*words[:size], self._ing(verb), *words[size + 1 :]]
@@ -612,7 +329,7 @@ class SpokenLabels:
         forms = self._forms
         if not forms.verbs:
             return None
-        start = 1 if words[0] in _DETERMINERS else 0
+        start = 1 if words[0] in en.DETERMINERS else 0
         v = self._past_adverbs(words, start + 1)
         if len(words) == v + 1 and v > start + 1 and words[v].endswith("ed"):
             # "the family really helped": a verb at the end, after an adverb, ends a clause
@@ -621,14 +338,14 @@ class SpokenLabels:
         if len(words) < v + 2:
             return None
         verb, after = words[v], words[v + 1]
-        if verb in _BE:
+        if verb in en.BE:
             return v
-        if verb in _STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in _AFTER_VERB:
+        if verb in en.STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in en.AFTER_VERB:
             return None  # "a pharmacist based on the ward" is a thing, not the doing "basing"
         if verb.endswith(("ed", "s")):
             return v
         # an irregular past ("had", "fell", "took"); a participle ("slots gone by tuesday") describes
-        past = forms.verb_lemma(verb) != verb and not verb.endswith("en") and verb not in _PARTICIPLE_ONLY
+        past = forms.verb_lemma(verb) != verb and not verb.endswith("en") and verb not in en.PARTICIPLE_ONLY
         return v if past else None
 
 
@@ -638,10 +355,10 @@ def _second_person(label: str) -> tuple[list[str], dict[str, str], list[str]]:
     # split on spaces only: "disney+" and "week's" stay one word
     written = label.replace("’", "'").split()
     # names keep the capitals the label carries ("Netflix", "Dr Patel"); the rules read lower case
-    names = {w.lower(): w for w in written if w != w.lower() and w.lower() not in _PRONOUNS}
-    words = [_PRONOUNS.get(w, w) for w in (w.lower() for w in written)]
+    names = {w.lower(): w for w in written if w != w.lower() and w.lower() not in en.PRONOUNS}
+    words = [en.PRONOUNS.get(w, w) for w in (w.lower() for w in written)]
     for i in range(1, len(words)):
-        words[i] = _AGREEMENT.get((words[i - 1], words[i]), words[i])
+        words[i] = en.AGREEMENT.get((words[i - 1], words[i]), words[i])
     return written, names, words
 
 

@@ -1,0 +1,292 @@
+"""English word lists behind the spoken labels (`services.question.spoken`): pronouns, auxiliaries,
+subjects, the words that follow a verb, irregular forms, and the nouns and names that take no article.
+
+All lower case. The rules that read them live in `spoken`.
+"""
+
+from __future__ import annotations
+
+PRONOUNS = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'd": "you'd",
+    "i'll": "you'll",
+    "we": "you",
+    "us": "you",
+    "our": "your",
+    "ours": "yours",
+    "ourselves": "yourselves",
+}
+AGREEMENT = {("you", "was"): "were", ("you", "am"): "are", ("you", "wasn't"): "weren't"}
+BE = {"am", "is", "are", "was", "were", "be", "'m", "'s", "'re"}
+NEGATED_DO = {"don't", "dont", "didn't", "didnt", "doesn't", "doesnt"}
+DO = {"do", "did", "does"}
+CAN = {"can", "could"}
+CANNOT = {"can't", "cant", "cannot", "couldn't", "couldnt"}
+SUBJECTS = {
+    "nobody",
+    "everybody",
+    "somebody",
+    "everyone",
+    "someone",
+    "nothing",
+    "everything",
+    "something",
+    "they",
+    "he",
+    "she",
+    "it",
+    "you",
+    "things",
+    "people",
+}
+# Words that follow a verb far more often than a noun ("check out", "book a slot", "focus on").
+AFTER_VERB = {
+    "a",
+    "an",
+    "the",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "me",
+    "you",
+    "him",
+    "them",
+    "it",
+    "to",
+    "out",
+    "up",
+    "down",
+    "off",
+    "away",
+    "back",
+    "on",
+    "in",
+    "into",
+    "at",
+    "over",
+    "through",
+    "between",
+    "behind",
+    "across",
+    "around",
+    "with",
+    "without",
+    "for",
+    "from",
+    "about",
+    "less",
+    "more",
+    "too",
+    "so",
+    "very",
+    "really",
+    "clearly",
+    "last",
+    "every",
+    "all",
+    "some",
+    "any",
+    "no",
+    "what",
+    "when",
+    "that",
+    "this",
+    "twice",
+    "well",
+    "early",
+    "late",
+    "ready",
+}
+# Verbs that take an adjective ("feel calm", "stay fit").
+COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound"}
+# Two-syllable verbs stressed on the last syllable double their final consonant.
+DOUBLE = {
+    "forget",
+    "begin",
+    "prefer",
+    "admit",
+    "readmit",
+    "regret",
+    "refer",
+    "commit",
+    "omit",
+    "occur",
+    "permit",
+    "submit",
+    "equip",
+    "control",
+    "upset",
+    "forbid",
+}
+# Past forms the lookup table reads as nouns ("saw") or leaves alone.
+IRREGULAR_PAST = {
+    "saw": "see",
+    "felt": "feel",
+    "found": "find",
+    "left": "leave",
+    "rang": "ring",
+    "wore": "wear",
+}
+# Verbs that start a label as a doing even though they can be nouns ("have money left over",
+# "concentrate during your commute", "spend less time").
+LEAD_VERBS = {
+    "have",
+    "get",
+    "go",
+    "make",
+    "take",
+    "give",
+    "keep",
+    "spend",
+    "save",
+    "wear",
+    "hear",
+    "feel",
+    "see",
+    "know",
+    "find",
+    "tell",
+    "let",
+    "help",
+    "run",
+    "pay",
+    "buy",
+    "bring",
+    "leave",
+    "miss",
+    "wait",
+    "arrive",
+    "forget",
+    "remember",
+    "understand",
+    "stop",
+    "start",
+    "finish",
+    "plan",
+    "prepare",
+    "book",
+    "order",
+    "copy",
+    "unpack",
+    "check",
+    "talk",
+    "use",
+    "learn",
+    "choose",
+    "decide",
+    "compare",
+    "read",
+    "watch",
+    "listen",
+    "concentrate",
+    "focus",
+    "relax",
+    "enjoy",
+    "avoid",
+    "afford",
+    "borrow",
+    "carry",
+    "drive",
+    "ring",
+    "phone",
+    "call",
+    "chase",
+    "explain",
+    "treat",
+    "need",
+    "want",
+    "try",
+    "put",
+    "come",
+    "do",
+    "be",
+    "stay",
+    "look",
+    "work",
+    "sleep",
+    "eat",
+    "drink",
+    "cook",
+    "catch",
+    "meet",
+    "share",
+    "pick",
+    "switch",
+    "reach",
+    "react",
+}
+VOWELS = set("aeiou")
+DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", "every"}
+# A label that starts with one of these names a state or place the respondent is in.
+STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
+# "back" before these is a place one is in again ("back home", "back on the ward")
+BACK_TO = {"home", "on", "in", "at", "to", "into"}
+# Participles that only ever describe ("based on the ward"): never said back as a doing
+STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
+# Common nouns the lookup tables lack (newer words, accented and British spellings).
+NEWER_NOUNS = {
+    "app",
+    "apps",
+    "café",
+    "cafe",
+    "website",
+    "chatbot",
+    "smartphone",
+    "podcast",
+    "wifi",
+    "email",
+    "carer",
+    "carers",
+}
+# Said of a person without an article: family words used as names ("dad rang me"), pronouns.
+NO_ARTICLE = {
+    "dad",
+    "daddy",
+    "mum",
+    "mummy",
+    "mom",
+    "mommy",
+    "mam",
+    "gran",
+    "granny",
+    "grandma",
+    "grandad",
+    "granddad",
+    "grandpa",
+    "nan",
+    "nana",
+    "you",
+    "they",
+    "he",
+    "she",
+    "someone",
+    "somebody",
+    "nobody",
+    "everyone",
+    "everybody",
+}
+
+
+# Past participles not formed with "-ed" that follow a linking verb ("feels made for me").
+PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", "left", "lost", "forgotten"})
+# Adverbs between a subject and its verb ("the booking just fell …"); "-ly" words count too
+MID_ADVERBS = frozenset(
+    {"just", "really", "still", "also", "actually", "only", "even", "always", "never", "often"}
+)
+# Irregular participles that are never a simple past
+PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
+# Subjects that stand for a thing or a clause, not a person ("it was full", "that helped")
+NOT_PERSONS = frozenset({"it", "that", "this"})
+# Prepositions after an adjective that describes a state ("tired of", "open on sundays")
+STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
+# Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
+ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
