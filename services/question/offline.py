@@ -152,7 +152,9 @@ def without_lead_in(question: str) -> str:
     return stripped[:1].upper() + stripped[1:] if stripped != question else question
 
 
-_PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n) \{focus\}")
+_PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
+# A focus said back as being somewhere or at some time ("being at the weekend", "being on the train")
+_PLACED = tuple(f"being {p} " for p in ("at", "in", "on", "during"))
 
 
 def _doing_connective(m: re.Match[str], focus: str = "focus") -> str:
@@ -221,6 +223,7 @@ class FollowUpComposer:
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
             clause = self._spoken.finite(focus) if singular else None
+            place = spoken.removeprefix("being ") if singular and spoken.startswith(_PLACED) else ""
             # "in the app", "on the phone", "with the driver": not every focus is a place
             self._preposition = None if singular else preposition_for(spoken)
             values = {
@@ -229,6 +232,7 @@ class FollowUpComposer:
                 "focus": spoken,
                 **agreement("it" if singular else spoken),
                 **({"clause": clause} if clause else {}),
+                **({"place": place, "Place": place[:1].upper() + place[1:]} if place else {}),
             }
         else:
             values = {
@@ -299,11 +303,16 @@ class FollowUpComposer:
             # "at/during/in {focus}" fits a place or an event, not a doing: "when copying last week's
             # order"; a doing with a subject of its own goes as a clause ("when the driver turns up")
             slot = "clause" if "clause" in values else "focus"
-            templates = [
-                _PLACE_BEFORE_FOCUS.sub(lambda m: _doing_connective(m, slot), t)
-                for t in templates
-                if "getting {focus}" not in t
-            ]
+
+            def connect(m: re.Match[str]) -> str:
+                if "place" in values:
+                    # "at the weekend", "on the train": the label brings its own preposition
+                    return "{Place}" if m.group(1)[0].isupper() else "{place}"
+                if "moment of" in m.group(0):
+                    return m.group(0)  # "at the moment of copying last week's order" reads as it is
+                return _doing_connective(m, slot)
+
+            templates = [_PLACE_BEFORE_FOCUS.sub(connect, t) for t in templates if "getting {focus}" not in t]
         elif self._preposition is not None:
             templates = [x for t in templates if (x := placed(t, self._preposition)) is not None]
         start = stable_index(self._seed, family)

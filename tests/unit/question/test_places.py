@@ -112,3 +112,42 @@ def test_a_journey_stage_gets_its_article(methodologies: MethodologyRegistry, sp
         for t in range(3, 12)
     }
     assert all("the delivery slot" in q for q in asked), asked
+
+
+@pytest.mark.parametrize(
+    ("methodology", "strategy", "label", "node_type", "place"),
+    [
+        ("customer_journey_mapping", "identify_need", "at the weekend", "stage", "at the weekend"),
+        (
+            "critical_incident",
+            "trace_actions",
+            "on the respiratory ward",
+            "situation",
+            "on the respiratory ward",
+        ),
+    ],
+)
+def test_a_focus_with_its_own_preposition_takes_the_templates_place(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    methodology: str,
+    strategy: str,
+    label: str,
+    node_type: str,
+    place: str,
+) -> None:
+    # "When being at the weekend, …", "at the moment of being on the ward": the label says where
+    cfg = methodologies.get(methodology)
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None
+    focus = FocusNode(node_id="p", label=label, node_type=node_type)
+    asked = {
+        FollowUpComposer(
+            follow_up(methodology=cfg.name, strategy=strategy, turn=t, focus=focus), cfg, chosen, spoken
+        ).compose()
+        for t in range(3, 14)
+    }
+    assert any(place in q.lower() and f"being {place}" not in q for q in asked), asked
+    assert not any(f"when being {place}" in q.lower() or f"moment of being {place}" in q for q in asked), (
+        asked
+    )
