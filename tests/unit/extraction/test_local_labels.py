@@ -375,3 +375,9 @@ async def test_about_before_a_doing_is_not_part_of_the_label(offline_engine: Ext
     assert "standing on my own feet" in labels and not any(label.startswith("about") for label in labels), (
         labels
     )
+
+
+async def test_respects_keeps_whose_time(offline_engine: ExtractionEngine) -> None:
+    # "respects time" was said back as "How does respects time make a difference …"
+    result = await _extract(offline_engine, "I think that was because it respects my time.", "repertory_grid")
+    assert "respects my time" in {c.label for c in result.concepts}
