@@ -62,6 +62,8 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         family = "ladder_up"
     if family in _EVENTUAL and node.name in participant_types(methodology):
         return "actor"
-    if family in _UPWARD and node.terminal:
+    if family in _UPWARD | _EVENTUAL and node.terminal:
+        # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
+        # always calling the carer?"): it is confirmed
         return "top"
     return family

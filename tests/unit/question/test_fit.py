@@ -73,3 +73,11 @@ def test_a_construct_above_the_poles_is_laddered_not_given_an_opposite(
     assert fitting_family("opposite_pole", value, rgt) == "top"
     pole = FocusNode(node_id="p", label="no adverts", node_type="emergent_pole")
     assert fitting_family("opposite_pole", pole, rgt) == "opposite_pole"
+
+
+def test_a_lesson_is_confirmed_not_traced_as_an_event(methodologies: MethodologyRegistry) -> None:
+    cit = methodologies.get("critical_incident")
+    lesson = FocusNode(node_id="l", label="always call the carer", node_type="learning")
+    assert fitting_family("actions", lesson, cit) == "top"
+    incident = FocusNode(node_id="i", label="waited six hours", node_type="incident")
+    assert fitting_family("actions", incident, cit) == "actions"
