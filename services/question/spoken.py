@@ -113,8 +113,12 @@ class SpokenLabels:
 
     def finite(self, label: str) -> str | None:
         """The label as a clause of its own, when it has a subject and a verb ("the driver turns up
-        with the crates", "nobody gave you a written list"), for "when …"; else None."""
+        with the crates", "nobody gave you a written list") or is a lone state ("you were anxious"),
+        for "when …"; else None."""
         written, names, words = _second_person(label)
+        forms = self._forms
+        if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
+            return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
         if len(words) < 2 or written[0] in names.values() or words[0] in en.NOT_PERSONS:
             return None
         if words[0] in en.SUBJECTS:

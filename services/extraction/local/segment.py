@@ -159,7 +159,11 @@ _NEEDS_OF = frozenset(
         "some",
     }
 )
-_HEDGE_VERBS = frozenset({"guess", "think", "suppose", "reckon", "believe", "imagine"})
+# Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
+# energy crashed"): the clause is the item
+_HEDGE_VERBS = frozenset(
+    {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
+)
 _CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
 TIME_NOUNS = frozenset(
@@ -373,6 +377,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or _ends_time_phrase(doc, idx)
             or _object_of_second_verb(doc, idx)
             or _object_me(doc, idx)
+            or _amount_of_verb(doc, idx)
         ):
             break
         idx.pop()
@@ -418,6 +423,16 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     if doc[head].pos_ == "VERB":
         return True
     return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+
+
+def _amount_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "spending too much", "worked so much": the amount is what went wrong (bare "spending" is not)
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_ in {"much", "many"}
+        and doc[idx[-2]].lower_ in {"too", "so"}
+        and doc[idx[-3]].pos_ == "VERB"
+    )
 
 
 def _object_of_second_verb(doc: Doc, idx: list[int]) -> bool:

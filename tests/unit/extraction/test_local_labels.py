@@ -381,3 +381,15 @@ async def test_respects_keeps_whose_time(offline_engine: ExtractionEngine) -> No
     # "respects time" was said back as "How does respects time make a difference …"
     result = await _extract(offline_engine, "I think that was because it respects my time.", "repertory_grid")
     assert "respects my time" in {c.label for c in result.concepts}
+
+
+async def test_a_noticed_clause_and_its_amount_make_the_label(offline_engine: ExtractionEngine) -> None:
+    # "(I) realised my energy crashed", "spending (too much)": neither the noticing nor a bare doing
+    result = await _extract(
+        offline_engine,
+        "I work from home, and because of that I realised my energy crashed every afternoon.",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "energy crashed" in labels and not any(label.startswith("realised") for label in labels), labels
+    result = await _extract(offline_engine, "I realised I was spending too much.")
+    assert [c.label for c in result.concepts] == ["spending too much"]

@@ -643,3 +643,6 @@ def test_a_doing_with_its_own_subject_follows_when_as_a_clause(
     assert not any("when the driver turning" in q.lower() for q in with_subject), with_subject
     plain = asked("plan the weekly shop")
     assert any("when planning the weekly shop" in q.lower() for q in plain), plain
+    state = asked("anxious")
+    assert any("when you were anxious" in q.lower() for q in state), state
+    assert not any("when being anxious" in q.lower() for q in state), state

@@ -274,6 +274,7 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("nobody gave me a written list", "nobody gave you a written list"),
         ("i was spending too much", "you were spending too much"),
         ("booking just fell between two teams", "the booking just fell between two teams"),
+        ("anxious", "you were anxious"),  # a lone state: "when you were anxious", not "when being anxious"
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("it was full", None),
