@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
-from services.question.fit import fitting_family
+from services.question.fit import fitting_family, participant_types
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
 from services.question.places import placed, preposition_for
 from services.question.prompts import effective_focus_mode
@@ -109,7 +109,14 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
 def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:
     """The longest chain's labels to say back: a sequence's every step, else its ladder."""
     if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
-        return list(graph.longest_chain_labels)
+        # the steps, not who took part in them ("first ward nurse, then going through …")
+        people = participant_types(methodology)
+        types = graph.longest_chain_types or ("",) * len(graph.longest_chain_labels)
+        return [
+            label
+            for label, kind in zip(graph.longest_chain_labels, types, strict=False)
+            if kind not in people
+        ]
     return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
 
 

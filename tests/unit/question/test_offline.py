@@ -22,6 +22,7 @@ from services.question.offline import (
     NARROW_LEADS,
     REPHRASE_LEADS,
     FollowUpComposer,
+    chain_to_say,
     is_plural,
     ladder,
     render_chain,
@@ -646,3 +647,17 @@ def test_a_doing_with_its_own_subject_follows_when_as_a_clause(
     state = asked("anxious")
     assert any("when you were anxious" in q.lower() for q in state), state
     assert not any("when being anxious" in q.lower() for q in state), state
+
+
+def test_an_incident_sequence_is_said_without_who_took_part(methodologies: MethodologyRegistry) -> None:
+    # "first ward nurse, then going through …": the actor is no step of the account
+    cit = methodologies.get("critical_incident")
+    graph = GraphDigest(
+        node_count=4,
+        longest_chain_labels=("ward nurse", "went through all my tablets", "felt safe going home"),
+        longest_chain_types=("actor", "action", "outcome"),
+    )
+    assert chain_to_say(graph, cit) == ["went through all my tablets", "felt safe going home"]
+    # without types (an older graph store) every label is said
+    untyped = GraphDigest(node_count=2, longest_chain_labels=("waited six hours", "missed the pickup"))
+    assert chain_to_say(untyped, cit) == ["waited six hours", "missed the pickup"]
