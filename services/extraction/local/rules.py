@@ -294,6 +294,11 @@ def question_typed(
     return out
 
 
+# Subordinators of time that make "<noun phrase> is <adjective>" a circumstance ("when the carriage is
+# noisy"); a condition stays a property ("if the clamp is gentle I can keep them on")
+_CIRCUMSTANCE = frozenset({"when", "whenever", "while", "until"})
+
+
 def properties(
     doc: Doc, parts: list[Clause], cands: list[Candidate], lex: CueLexicon, chunks: list[Span]
 ) -> list[Candidate]:
@@ -315,6 +320,11 @@ def properties(
             continue
         if any(i in taken for i in range(chunk.start, chunk.end)):
             continue
+        k = chunk.start - 1
+        while k >= 0 and doc[k].pos_ in {"DET", "PRON"} and doc[k].lower_ not in _CIRCUMSTANCE:
+            k -= 1
+        if k >= 0 and doc[k].lower_ in _CIRCUMSTANCE:
+            continue  # "even when the carriage is noisy": a circumstance, not a property of the product
         cand = clause_candidate(
             doc,
             Clause(clause.index, chunk.start, chunk.end),

@@ -393,3 +393,17 @@ async def test_a_noticed_clause_and_its_amount_make_the_label(offline_engine: Ex
     assert "energy crashed" in labels and not any(label.startswith("realised") for label in labels), labels
     result = await _extract(offline_engine, "I realised I was spending too much.")
     assert [c.label for c in result.concepts] == ["spending too much"]
+
+
+async def test_a_noun_described_in_a_when_clause_is_no_product_property(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "when the carriage is noisy" is the setting; "if the clamp is gentle" stays a property (gold mec-h1)
+    result = await _extract(
+        offline_engine,
+        "I can focus even when the carriage is noisy, which means I arrive calm instead of frazzled.",
+        "means_end_chain",
+    )
+    assert "carriage" not in {c.label for c in result.concepts}
+    result = await _extract(offline_engine, "If the clamp is gentle I can keep them on.", "means_end_chain")
+    assert ("attribute", "clamp") in {(c.node_type, c.label) for c in result.concepts}
