@@ -356,7 +356,7 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
     first = doc[idx[0]].lower_
     if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
         return True
-    if first in {"was", "were"} and len(idx) > 2 and _passive_participle(doc, idx[1]):
+    if first in {"was", "were", "be", "being"} and len(idx) > 2 and _passive_participle(doc, idx[1]):
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
@@ -370,7 +370,11 @@ def _passive_participle(doc: Doc, i: int) -> bool:
 
 def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
     idx = list(idx)
-    while idx and (doc[idx[-1]].pos_ in _TRAIL_DROP_POS or doc[idx[-1]].lower_ in _TRAIL_DROP):
+    while idx and (
+        doc[idx[-1]].pos_ in _TRAIL_DROP_POS
+        or doc[idx[-1]].lower_ in _TRAIL_DROP
+        or _trailing_hedge(doc, idx)
+    ):
         if (
             doc[idx[-1]].lower_ in {"not", "n't"}
             or doc[idx[-1]].like_num
@@ -387,6 +391,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
 # Past participles the lookup tagger reads as adjectives that are not formed with "-ed".
 _IRREGULAR_PARTICIPLES = frozenset(
     {
+        "known",
         "made",
         "meant",
         "built",
@@ -423,6 +428,17 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     if doc[head].pos_ == "VERB":
         return True
     return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+
+
+def _trailing_hedge(doc: Doc, idx: list[int]) -> bool:
+    # "the delivery arrives on tuesday evening, sort (of)": a hedge after the item, "of" already cut
+    i = idx[-1]
+    return (
+        doc[i].lower_ in {"sort", "kind"}
+        and i + 1 < len(doc)
+        and doc[i + 1].lower_ == "of"
+        and (i + 2 == len(doc) or doc[i + 2].is_punct)
+    )
 
 
 def _amount_of_verb(doc: Doc, idx: list[int]) -> bool:

@@ -407,3 +407,19 @@ async def test_a_noun_described_in_a_when_clause_is_no_product_property(
     assert "carriage" not in {c.label for c in result.concepts}
     result = await _extract(offline_engine, "If the clamp is gentle I can keep them on.", "means_end_chain")
     assert ("attribute", "clamp") in {(c.node_type, c.label) for c in result.concepts}
+
+
+async def test_a_passive_after_to_be_keeps_its_be(offline_engine: ExtractionEngine) -> None:
+    # "seen as reliable" was said back as "seeing as reliable by your team"
+    result = await _extract(offline_engine, "I want to be seen as reliable by my team.")
+    assert "be seen as reliable by my team" in {c.label for c in result.concepts}
+
+
+async def test_a_trailing_sort_of_is_a_hedge(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "I go through the checkout and pay. After that, the delivery arrives on Tuesday evening, sort of.",
+        "customer_journey_mapping",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "arrives on Tuesday evening" in labels and not any("sort" in label for label in labels), labels
