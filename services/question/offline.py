@@ -18,7 +18,7 @@ from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
-from services.question.places import placed, preposition_for
+from services.question.places import is_day, placed, preposition_for
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
@@ -321,7 +321,8 @@ class FollowUpComposer:
 
             templates = [_PLACE_BEFORE_FOCUS.sub(connect, t) for t in templates if "getting {focus}" not in t]
         elif self._preposition is not None:
-            templates = [x for t in templates if (x := placed(t, self._preposition)) is not None]
+            day = is_day(values["focus"])
+            templates = [x for t in templates if (x := placed(t, self._preposition, day=day)) is not None]
         start = stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)

@@ -76,11 +76,17 @@ _PEOPLE = frozenset(
 )
 _AFTER_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
 # "at {focus}" in a template; a verb of wanting before it asks what came *from* a person
-_AT_FOCUS = re.compile(r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t) \{focus\}")
+_AT_FOCUS = re.compile(
+    r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t|[Ii]n) \{focus\}"
+)
+# A day is "on" it ("on Friday afternoon"), whatever the template's "at" or "in"
+_DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
 def preposition_for(spoken: str) -> str | None:
-    """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at"."""
+    """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at" (and "in")."""
+    if is_day(spoken):
+        return "on"
     words = spoken.lower().split()
     cut = next((i for i, w in enumerate(words) if i > 0 and w in _AFTER_HEAD), len(words))
     head = words[:cut]
@@ -95,9 +101,16 @@ def preposition_for(spoken: str) -> str | None:
     return None
 
 
-def placed(template: str, preposition: str | None) -> str | None:
-    """`template` with "at {focus}" said with `preposition`; None when it cannot be said that way
-    ("who did you deal with at {focus}" about a person, "the moment of {focus}" about a channel)."""
+def is_day(spoken: str) -> bool:
+    """Whether the focus names a day ("Friday afternoon"): "on" it, and nothing comes "from" it."""
+    words = spoken.lower().split()
+    return bool(words) and words[0] in _DAYS
+
+
+def placed(template: str, preposition: str | None, *, day: bool = False) -> str | None:
+    """`template` with "at {focus}" (or "in {focus}") said with `preposition`; None when it cannot be
+    said that way ("who did you deal with at {focus}" about a person, "the moment of {focus}" about a
+    channel). A `day` takes its preposition everywhere ("what did you need on Friday afternoon")."""
     if preposition is None or "{focus}" not in template:
         return template
     if "moment of {focus}" in template:
@@ -107,7 +120,7 @@ def placed(template: str, preposition: str | None) -> str | None:
 
     def swap(m: re.Match[str]) -> str:
         want = m.group("want")
-        word = "from" if want else preposition
+        word = "from" if want and not day else preposition
         if m.group("at")[0].isupper():
             word = word.capitalize()
         return f"{want} {word} {{focus}}" if want else f"{word} {{focus}}"

@@ -27,6 +27,7 @@ from tests.unit.question.conftest import follow_up
         ("the checkout", None),
         ("the pharmacy", None),
         ("Tesco", None),
+        ("Friday afternoon", "on"),  # a day
     ],
 )
 def test_the_head_noun_chooses_the_preposition(spoken: str, preposition: str | None) -> None:
@@ -151,3 +152,12 @@ def test_a_focus_with_its_own_preposition_takes_the_templates_place(
     assert not any(f"when being {place}" in q.lower() or f"moment of being {place}" in q for q in asked), (
         asked
     )
+
+
+def test_a_day_is_on_and_nothing_comes_from_it() -> None:
+    assert (
+        placed("In {focus}, what did the others do?", "on", day=True) == "On {focus}, what did the others do?"
+    )
+    assert placed("What did you need at {focus}?", "on", day=True) == "What did you need on {focus}?"
+    # a channel is different: what was needed came from it
+    assert placed("What did you need at {focus}?", "on") == "What did you need from {focus}?"
