@@ -42,10 +42,10 @@ _REWORDINGS: tuple[str, ...] = (
     "Thinking again about {focus}, ",
 )
 _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
-# Node types of things the respondent dealt with or went through (a journey's touchpoints and
-# stages, a job's solutions): said back with the article their labels dropped ("the app", "the café",
-# "at the delivery slot").
-_MET_TYPES = frozenset({"touchpoint", "solution", "stage"})
+# Node types of things the respondent dealt with, went through or chose by (a journey's touchpoints
+# and stages, a job's solutions, a product's attributes): said back with the article their labels
+# dropped ("the app", "the café", "at the delivery slot", "the secure fit").
+_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute"})
 
 
 def stable_index(*parts: object) -> int:

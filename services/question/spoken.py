@@ -140,6 +140,8 @@ class SpokenLabels:
         words = spoken.split()
         if not self._forms.nouns or not words or words[0].lower() in en.DETERMINERS | en.NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
+        if len(words) == 1 and words[0] in self._forms.adjectives:
+            return spoken  # "waterproof", "premium": a property, not "the waterproof"
         # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none
         head = words[-1]
         return f"the {spoken}" if head in en.NEWER_NOUNS or self._forms.is_noun_form(head) else spoken

@@ -161,3 +161,26 @@ def test_a_day_is_on_and_nothing_comes_from_it() -> None:
     assert placed("What did you need at {focus}?", "on", day=True) == "What did you need on {focus}?"
     # a channel is different: what was needed came from it
     assert placed("What did you need at {focus}?", "on") == "What did you need from {focus}?"
+
+
+def test_a_product_attribute_gets_its_article_unless_it_is_a_property(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "You mentioned secure fit" dropped the article; "the waterproof" would be a raincoat
+    cfg = methodologies.get("means_end_chain")
+    strategy = cfg.strategy("deepen")
+    assert strategy is not None
+
+    def asked(label: str) -> set[str]:
+        focus = FocusNode(node_id="a", label=label, node_type="attribute")
+        return {
+            FollowUpComposer(
+                follow_up(methodology=cfg.name, strategy="deepen", turn=t, focus=focus), cfg, strategy, spoken
+            ).compose()
+            for t in range(3, 8)
+        }
+
+    fit = asked("secure fit")
+    assert all("the secure fit" in q for q in fit), fit
+    waterproof = asked("waterproof")
+    assert all("waterproof" in q and "the waterproof" not in q for q in waterproof), waterproof
