@@ -231,6 +231,9 @@ class SpokenLabels:
             verb, after = out[i + 1], out[i + 2] if i + 2 < len(out) else ""
             if word == "and" and i and self._both_adjectives(out[i - 1], verb):
                 break  # "(tasting) flat and bitter": two states of one doing, not a second doing
+            bare = i < 2 or (out[i - 2] not in en.DETERMINERS and not out[i - 2].endswith("'s"))
+            if word == "and" and i and bare and self._both_things(out[i - 1], verb, after):
+                break  # "(surviving) rain and sweat for years": two bare objects of one doing
             if word == "and" and verb in self._forms.verbs and (not after or after in en.AFTER_VERB):
                 out[i + 1] = self._ing(verb)
                 break
@@ -257,6 +260,12 @@ class SpokenLabels:
         if word in self._forms.adjectives:
             return True
         return word != self._forms.verb_lemma(word) and (word.endswith("ed") or word in en.PARTICIPLES)
+
+    def _both_things(self, first: str, second: str, after: str) -> bool:
+        # a second verb takes its own object ("and tweak it") or ends the label ("and pay"); a noun
+        # joined to a noun goes on with a preposition ("rain and sweat for years")
+        forms = self._forms
+        return forms.is_noun_form(first) and forms.is_noun_form(second) and after in en.STATE_LINKS
 
     def _both_adjectives(self, first: str, second: str) -> bool:
         adjectives = self._forms.adjectives

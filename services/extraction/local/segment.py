@@ -161,6 +161,7 @@ _NEEDS_OF = frozenset(
 )
 # Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
 # energy crashed"): the clause is the item
+_PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
 _HEDGE_VERBS = frozenset(
     {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
 )
@@ -304,6 +305,10 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     ):
         idx.pop(0)
     idx = _trim_trailing(doc, idx)
+    if _word_count(doc, idx) > MAX_LABEL_WORDS and doc[idx[0]].lower_ in _PASSIVE_AUX:
+        # a label too long anyway gives up its passive "was" first ("(being) discharged after his
+        # heart failure got worse" rather than "… heart failure got")
+        idx.pop(0)
     if _word_count(doc, idx) > MAX_LABEL_WORDS:
         whole = list(idx)
         while _word_count(doc, idx) > MAX_LABEL_WORDS:
@@ -356,7 +361,7 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
     first = doc[idx[0]].lower_
     if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
         return True
-    if first in {"was", "were", "be", "being"} and len(idx) > 2 and _passive_participle(doc, idx[1]):
+    if first in _PASSIVE_AUX and len(idx) > 2 and _passive_participle(doc, idx[1]):
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles

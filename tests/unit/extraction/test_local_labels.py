@@ -423,3 +423,17 @@ async def test_a_trailing_sort_of_is_a_hedge(offline_engine: ExtractionEngine) -
     )
     labels = {c.label for c in result.concepts}
     assert "arrives on Tuesday evening" in labels and not any("sort" in label for label in labels), labels
+
+
+async def test_a_label_too_long_gives_up_its_passive_be_before_its_end(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # eight words with "being": cut at the end it read "… after his heart failure got"
+    result = await _extract(
+        offline_engine,
+        "Dad was being discharged after his heart failure got worse, and because of that the discharge nurse"
+        " phoned me the day before he came home.",
+        "critical_incident",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "discharged after his heart failure got worse" in labels, labels

@@ -83,6 +83,10 @@ def test_gerund(verb: str, ing: str) -> None:
         # after a frequency adverb, an adjective before a preposition (or alone) is a state
         ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
         ("usually calm", "usually being calm"),
+        # bare nouns joined by "and" before a preposition are one doing's objects; after a noun
+        # phrase with its article, "and wait for …" is a second doing
+        ("survive rain and sweat for years", "surviving rain and sweat for years"),
+        ("order the shopping and wait for the van", "ordering the shopping and waiting for the van"),
     ],
 )
 def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str) -> None:
