@@ -5,9 +5,10 @@ ontology level; the question is where a mismatch would show. A laddering questio
 that is already at the top of the ontology ("why is security important to you?") has no answer
 above it; an event question about a person ("what exactly did you do during the nurse?") does not
 parse; a repertory-grid pole question about an element ("what is the opposite of Netflix?") asks
-for nonsense. In those cases the engine asks the question the strategy would ask of that kind of
-node: it confirms the top of a ladder, asks what the person did, or compares the element with
-others to elicit a construct.
+for nonsense; a pull question about a push ("what did you hope having palpitations would let you
+do?") misreads the force. In those cases the engine asks the question the strategy would ask of
+that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
+with others to elicit a construct, or asks a push what went wrong and a pull what it promised.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from shared.methodology_models import MethodologyConfig
 _UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "absence", "contrast"})
 # Families that ask about an event or a stage; a participant cannot be one.
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
+# Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
+_FORCES = frozenset({"push", "pull"})
 # Repertory-grid families that need a pole or construct in focus.
 _POLAR = frozenset({"opposite_pole", "rate", "pyramid_down", "ladder_up", "clarify", "absence", "contrast"})
 
@@ -62,6 +65,8 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         family = "ladder_up"
     if family in _EVENTUAL and node.name in participant_types(methodology):
         return "actor"
+    if family == "push_pull" and node.name in _FORCES:
+        return node.name  # a push is asked what went wrong, a pull what it promised
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
         # always calling the carer?"): it is confirmed

@@ -127,6 +127,8 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "moment_of_truth": ("emotion", "need"),
         "timeline": ("specifics",),
         "push_pull": ("anxiety_habit", "job"),
+        "push": ("specifics", "job"),
+        "pull": ("alternatives", "job"),
         "anxiety_habit": ("push_pull", "alternatives"),
         "job": ("ladder_up", "push_pull"),
         "specifics": ("clarify", "timeline"),

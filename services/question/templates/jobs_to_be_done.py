@@ -35,6 +35,24 @@ FAMILIES: dict[str, Templates] = {
         ),
         keywords=("push", "pull", "going wrong", "hoped", "start looking"),
     ),
+    # The push_pull family's questions for a node known to be one force (`fit.fitting_family`): a
+    # push is asked what went wrong, a pull what it promised. No keywords: never chosen by name.
+    "push": Templates(
+        node=(
+            "What was going wrong that made {focus} matter?",
+            "When did you first feel that {focus} was worth doing something about?",
+            "What made {focus} the moment to start looking for something else?",
+            "How did {focus} get in the way of what you were trying to do?",
+        ),
+    ),
+    "pull": Templates(
+        node=(
+            "What did you hope {focus} would let you do?",
+            "What was it about {focus} that pulled you towards something new?",
+            "What did you picture {focus} would change for you?",
+            "What made {focus} appealing compared with what you had?",
+        ),
+    ),
     "anxiety_habit": Templates(
         node=(
             "What almost stopped you from switching, when it came to {focus}?",

@@ -81,3 +81,21 @@ def test_a_lesson_is_confirmed_not_traced_as_an_event(methodologies: Methodology
     assert fitting_family("actions", lesson, cit) == "top"
     incident = FocusNode(node_id="i", label="waited six hours", node_type="incident")
     assert fitting_family("actions", incident, cit) == "actions"
+
+
+def test_a_push_is_asked_what_went_wrong_and_a_pull_what_it_promised(
+    methodologies: MethodologyRegistry,
+) -> None:
+    # "What did you hope having palpitations would let you do?" asked a pull question of a push
+    jtbd = methodologies.get("jobs_to_be_done")
+    push = FocusNode(node_id="p", label="had palpitations", node_type="push")
+    pull = FocusNode(node_id="q", label="steady energy all night", node_type="pull")
+    event = FocusNode(node_id="e", label="bought a steel thermos", node_type="timeline_event")
+    assert fitting_family("push_pull", push, jtbd) == "push"
+    assert fitting_family("push_pull", pull, jtbd) == "pull"
+    assert fitting_family("push_pull", event, jtbd) == "push_pull"
+    for turn in range(3, 9):
+        asked_push = _ask(methodologies, "jobs_to_be_done", "probe_push_pull", push, turn)
+        assert "hope" not in asked_push and "pulled you" not in asked_push, asked_push
+        asked_pull = _ask(methodologies, "jobs_to_be_done", "probe_push_pull", pull, turn)
+        assert "going wrong" not in asked_pull and "worth doing something about" not in asked_pull, asked_pull
