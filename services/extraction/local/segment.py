@@ -159,9 +159,10 @@ _NEEDS_OF = frozenset(
         "some",
     }
 )
+# The auxiliary a passive label keeps ("was told at the ward round", "be seen as reliable")
+_PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
 # Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
 # energy crashed"): the clause is the item
-_PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
 _HEDGE_VERBS = frozenset(
     {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
 )
