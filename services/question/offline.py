@@ -18,12 +18,13 @@ from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
-from services.question.places import is_day, placed, preposition_for
+from services.question.places import for_doing, is_day, place_of, placed, preposition_for
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
     clean_label,
     has_placeholder,
+    head_words,
     join_labels,
     lower_first,
     normalise_question,
@@ -35,7 +36,6 @@ from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConf
 _PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
 _SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
 # Words after the head of a noun phrase: a relative clause or a prepositional phrase follows.
-_POST_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
     "Let me ask about {focus} another way: ",
@@ -57,9 +57,7 @@ def stable_index(*parts: object) -> int:
 def is_plural(label: str) -> bool:
     """A rough number check on the head of a noun phrase, for verb agreement: the last word before
     a relative clause or a prepositional phrase ("energy that lasts", "price of apples": singular)."""
-    words = label.lower().split()
-    cut = next((i for i, w in enumerate(words) if i > 0 and w in _POST_HEAD), len(words))
-    words = words[:cut]
+    words = head_words(label)
     if not words:
         return False
     last = words[-1]
@@ -159,16 +157,6 @@ def without_lead_in(question: str) -> str:
     return stripped[:1].upper() + stripped[1:] if stripped != question else question
 
 
-_PLACE_BEFORE_FOCUS = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
-# A focus said back as being somewhere or at some time ("being at the weekend", "being on the train")
-_PLACED = tuple(f"being {p} " for p in ("at", "in", "on", "during"))
-
-
-def _doing_connective(m: re.Match[str], focus: str = "focus") -> str:
-    word = "when" if m.group(1).lower() == "at" else "while"
-    return (word.capitalize() if m.group(1)[0].isupper() else word) + f" {{{focus}}}"
-
-
 def _rotated(pool: list[str], start: int) -> list[str]:
     if not pool:
         return []
@@ -199,6 +187,7 @@ class FollowUpComposer:
         self._spoken = spoken or SpokenLabels()
         self._doing = False  # whether the focus is said back as a gerund phrase (set by `_values`)
         self._preposition: str | None = None  # "in"/"on"/"with" for "at {focus}" (set by `_values`)
+        self._day = False  # whether the focus names a day: "on" it, nothing "from" it (set by `_values`)
         self._mode = effective_focus_mode(request, strategy)
         self._family = tpl.family_for(strategy)
         if self._mode is FocusMode.RECENT_NODE:
@@ -230,9 +219,10 @@ class FollowUpComposer:
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
             clause = self._spoken.finite(focus) if singular else None
-            place = spoken.removeprefix("being ") if singular and spoken.startswith(_PLACED) else ""
+            place = place_of(spoken) if singular else ""
             # "in the app", "on the phone", "with the driver": not every focus is a place
             self._preposition = None if singular else preposition_for(spoken)
+            self._day = is_day(spoken)
             values = {
                 "topic": self._topic,
                 "kind": self._kind,
@@ -307,22 +297,12 @@ class FollowUpComposer:
     def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
         templates = self._mode_templates(family)
         if self._doing:
-            # "at/during/in {focus}" fits a place or an event, not a doing: "when copying last week's
-            # order"; a doing with a subject of its own goes as a clause ("when the driver turns up")
-            slot = "clause" if "clause" in values else "focus"
-
-            def connect(m: re.Match[str]) -> str:
-                if "place" in values:
-                    # "at the weekend", "on the train": the label brings its own preposition
-                    return "{Place}" if m.group(1)[0].isupper() else "{place}"
-                if "moment of" in m.group(0):
-                    return m.group(0)  # "at the moment of copying last week's order" reads as it is
-                return _doing_connective(m, slot)
-
-            templates = [_PLACE_BEFORE_FOCUS.sub(connect, t) for t in templates if "getting {focus}" not in t]
+            place, clause = "place" in values, "clause" in values
+            templates = [x for t in templates if (x := for_doing(t, place=place, clause=clause)) is not None]
         elif self._preposition is not None:
-            day = is_day(values["focus"])
-            templates = [x for t in templates if (x := placed(t, self._preposition, day=day)) is not None]
+            templates = [
+                x for t in templates if (x := placed(t, self._preposition, day=self._day)) is not None
+            ]
         start = stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)

@@ -5,11 +5,17 @@ Journey and incident templates ask "what did you need at {focus}?", which fits a
 phone"), and a person is dealt *with* ("what went wrong with the driver?"); what a respondent needed
 or expected came *from* either ("what were you expecting from the app?"). The head noun of the focus as
 spoken decides; a focus whose head is in none of the lists (a place, a stage, a name) keeps "at".
+
+A focus said back as a doing is no place either: "at {focus}" becomes "when {focus}" ("when copying
+last week's order"), "when" and a clause where the doing has a subject of its own ("when the driver
+turns up"), and the focus's own preposition where it brings one ("at the weekend").
 """
 
 from __future__ import annotations
 
 import re
+
+from services.question.text import head_words
 
 # Channels, by the preposition they take.
 _CHANNELS: dict[str, str] = {
@@ -74,7 +80,6 @@ _PEOPLE = frozenset(
         "worker",
     }
 )
-_AFTER_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
 # "at {focus}" in a template; a verb of wanting before it asks what came *from* a person
 _AT_FOCUS = re.compile(
     r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t|[Ii]n) \{focus\}"
@@ -87,9 +92,7 @@ def preposition_for(spoken: str) -> str | None:
     """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at" (and "in")."""
     if is_day(spoken):
         return "on"
-    words = spoken.lower().split()
-    cut = next((i for i, w in enumerate(words) if i > 0 and w in _AFTER_HEAD), len(words))
-    head = words[:cut]
+    head = head_words(spoken)
     if not head:
         return None
     last = head[-1]
@@ -126,3 +129,34 @@ def placed(template: str, preposition: str | None, *, day: bool = False) -> str 
         return f"{want} {word} {{focus}}" if want else f"{word} {{focus}}"
 
     return _AT_FOCUS.sub(swap, template)
+
+
+# "at/during/in {focus}" (or "at the moment of {focus}") in a template
+_BEFORE_DOING = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
+# A focus said back as being somewhere or at some time ("being at the weekend", "being on the train")
+_BEING_PLACED = tuple(f"being {p} " for p in ("at", "in", "on", "during"))
+
+
+def place_of(spoken: str) -> str:
+    """The place or time a focus said as "being at …" brings ("at the weekend"), or ""."""
+    return spoken.removeprefix("being ") if spoken.startswith(_BEING_PLACED) else ""
+
+
+def for_doing(template: str, *, place: bool, clause: bool) -> str | None:
+    """`template` for a focus said back as a doing; None for a template that cannot take one
+    ("why does getting {focus} right matter"). With `place`, the template's preposition gives way to
+    `{place}`/`{Place}` (`place_of`); with `clause`, "when"/"while" take `{clause}` (`SpokenLabels.finite`)
+    instead of the gerund `{focus}`."""
+    if "getting {focus}" in template:
+        return None
+    slot = "clause" if clause else "focus"
+
+    def connect(m: re.Match[str]) -> str:
+        if place:
+            return "{Place}" if m.group(1)[0].isupper() else "{place}"
+        if "moment of" in m.group(0):
+            return m.group(0)  # "at the moment of copying last week's order" reads as it is
+        word = "when" if m.group(1).lower() == "at" else "while"
+        return (word.capitalize() if m.group(1)[0].isupper() else word) + f" {{{slot}}}"
+
+    return _BEFORE_DOING.sub(connect, template)

@@ -71,6 +71,18 @@ def topic_kind(topic: str) -> str:
     return " ".join([*words[:-1], last])
 
 
+# Words that end a noun phrase's head: a relative clause or a prepositional phrase follows.
+_AFTER_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
+
+
+def head_words(phrase: str) -> list[str]:
+    """The lower-case words of `phrase` up to its head: "energy that lasts" -> ["energy"], "the app
+    on your phone" -> ["the", "app"] (the first word never ends it)."""
+    words = phrase.lower().split()
+    cut = next((i for i, w in enumerate(words) if i > 0 and w in _AFTER_HEAD), len(words))
+    return words[:cut]
+
+
 def join_labels(labels: Iterable[str], limit: int = 3) -> str:
     """`a`, `a and b`, `a, b and c` from the first `limit` distinct non-empty labels."""
     seen: list[str] = []
