@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from services.question.models import ConceptBrief, FocusNode, FollowUpRequest, GraphDigest
+from services.question.offline import FollowUpComposer
 from services.question.spoken import SpokenLabels, WordForms
 from shared.methodology import MethodologyRegistry
 
@@ -47,6 +48,31 @@ def follow_up(
     }
     fields.update(overrides)
     return FollowUpRequest.model_validate(fields)
+
+
+def asked_over_turns(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    methodology: str,
+    strategy: str,
+    focus: FocusNode,
+    turns: range = range(3, 12),
+    **overrides: object,
+) -> set[str]:
+    """The distinct follow-up questions the offline engine asks of `focus` over `turns` (the wording
+    rotates with the turn), through the strategy's template family; `overrides` go to `follow_up`."""
+    cfg = methodologies.get(methodology)
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None, strategy
+    return {
+        FollowUpComposer(
+            follow_up(methodology=cfg.name, strategy=strategy, turn=t, focus=focus, **overrides),
+            cfg,
+            chosen,
+            spoken,
+        ).compose()
+        for t in turns
+    }
 
 
 @pytest.fixture(scope="session")

@@ -35,7 +35,7 @@ from services.question.spoken import SpokenLabels
 from services.question.text import normalise_question, topic_kind, topic_phrase
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
-from tests.unit.question.conftest import follow_up
+from tests.unit.question.conftest import asked_over_turns, follow_up
 
 LABELS = ("long battery life", "noise cancelling", "the commute", "customer support", "headphones")
 KNOWN_PLACEHOLDERS = {"focus", "topic", "kind", "summary", "chain", "a", "b", "c", "is", "does", "was", "has"}
@@ -573,19 +573,8 @@ def test_a_job_statement_does_not_read_the_focus_as_its_situation(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
     # "When the barista course, I want to …" does not parse: only a situation completes "When …"
-    cfg = methodologies.get("jobs_to_be_done")
-    strategy = cfg.strategy("validate_job")
-    assert strategy is not None
     focus = FocusNode(node_id="s", label="barista course", node_type="solution")
-    asked = [
-        FollowUpComposer(
-            follow_up(methodology=cfg.name, strategy="validate_job", turn=t, focus=focus),
-            cfg,
-            strategy,
-            spoken,
-        ).compose()
-        for t in range(3, 15)
-    ]
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "validate_job", focus, range(3, 15))
     sentence = [q for q in asked if "finish the sentence" in q]
     assert sentence, asked
     assert not any(re.search(r"'When (?:the )?barista course", q) for q in sentence), sentence
@@ -600,21 +589,11 @@ def test_a_check_back_outside_laddering_speaks_of_no_choice(
     methodologies: MethodologyRegistry, spoken: SpokenLabels, methodology: str, strategy: str
 ) -> None:
     # an incident or a journey involved no choice to be driven
-    cfg = methodologies.get(methodology)
-    chosen = cfg.strategy(strategy)
-    assert chosen is not None
-    focus = FocusNode(node_id="i", label="the hospital was full", node_type=cfg.ontology.nodes[0].name)
-    asked = {
-        FollowUpComposer(
-            follow_up(
-                methodology=cfg.name, strategy=strategy, turn=t, focus=focus, focus_mode=FocusMode.RECENT_NODE
-            ),
-            cfg,
-            chosen,
-            spoken,
-        ).compose()
-        for t in range(3, 30)
-    }
+    node_type = methodologies.get(methodology).ontology.nodes[0].name
+    focus = FocusNode(node_id="i", label="the hospital was full", node_type=node_type)
+    asked = asked_over_turns(
+        methodologies, spoken, methodology, strategy, focus, range(3, 30), focus_mode=FocusMode.RECENT_NODE
+    )
     assert len(asked) >= 4, asked
     assert not any("choice" in q for q in asked), asked
 
@@ -623,21 +602,9 @@ def test_a_doing_with_its_own_subject_follows_when_as_a_clause(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
     # "what did you need when the driver turning up …?" does not parse; "when planning …" does
-    cfg = methodologies.get("customer_journey_mapping")
-    strategy = cfg.strategy("identify_need")
-    assert strategy is not None
-
     def asked(label: str) -> set[str]:
         focus = FocusNode(node_id="a", label=label, node_type="action")
-        return {
-            FollowUpComposer(
-                follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
-                cfg,
-                strategy,
-                spoken,
-            ).compose()
-            for t in range(3, 12)
-        }
+        return asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
 
     with_subject = asked("driver turns up with the crates")
     assert any("when the driver turns up with the crates" in q.lower() for q in with_subject), with_subject

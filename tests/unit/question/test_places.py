@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from services.question.models import FocusNode
-from services.question.offline import FollowUpComposer
 from services.question.places import placed, preposition_for
 from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
-from tests.unit.question.conftest import follow_up
+from tests.unit.question.conftest import asked_over_turns
 
 
 @pytest.mark.parametrize(
@@ -67,51 +66,27 @@ def test_a_journey_question_does_not_place_a_channel_or_person(
     wrong: str,
     strategies: tuple[str, ...],
 ) -> None:
-    cfg = methodologies.get("customer_journey_mapping")
     focus = FocusNode(node_id="t", label=label, node_type="touchpoint")
-    asked = []
-    for name in strategies:
-        strategy = cfg.strategy(name)
-        assert strategy is not None
-        for turn in range(3, 12):
-            req = follow_up(methodology=cfg.name, strategy=name, turn=turn, focus=focus)
-            asked.append(FollowUpComposer(req, cfg, strategy, spoken).compose())
+    asked = set().union(
+        *(
+            asked_over_turns(methodologies, spoken, "customer_journey_mapping", name, focus)
+            for name in strategies
+        )
+    )
     assert all(f"the {label}" in q for q in asked), asked
     assert not any(wrong in q.lower() or "with with" in q or "moment of the" in q for q in asked), asked
 
 
 def test_a_place_keeps_at(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:
-    cfg = methodologies.get("customer_journey_mapping")
-    strategy = cfg.strategy("identify_need")
-    assert strategy is not None
     focus = FocusNode(node_id="t", label="pharmacy", node_type="touchpoint")
-    asked = {
-        FollowUpComposer(
-            follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
-            cfg,
-            strategy,
-            spoken,
-        ).compose()
-        for t in range(3, 12)
-    }
+    asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
     assert any("at the pharmacy" in q.lower() for q in asked), asked
 
 
 def test_a_journey_stage_gets_its_article(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:
     # "what were you expecting at delivery slot?" dropped the article the label lost
-    cfg = methodologies.get("customer_journey_mapping")
-    strategy = cfg.strategy("identify_need")
-    assert strategy is not None
     focus = FocusNode(node_id="t", label="delivery slot", node_type="stage")
-    asked = {
-        FollowUpComposer(
-            follow_up(methodology=cfg.name, strategy="identify_need", turn=t, focus=focus),
-            cfg,
-            strategy,
-            spoken,
-        ).compose()
-        for t in range(3, 12)
-    }
+    asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
     assert all("the delivery slot" in q for q in asked), asked
 
 
@@ -138,16 +113,8 @@ def test_a_focus_with_its_own_preposition_takes_the_templates_place(
     place: str,
 ) -> None:
     # "When being at the weekend, …", "at the moment of being on the ward": the label says where
-    cfg = methodologies.get(methodology)
-    chosen = cfg.strategy(strategy)
-    assert chosen is not None
     focus = FocusNode(node_id="p", label=label, node_type=node_type)
-    asked = {
-        FollowUpComposer(
-            follow_up(methodology=cfg.name, strategy=strategy, turn=t, focus=focus), cfg, chosen, spoken
-        ).compose()
-        for t in range(3, 14)
-    }
+    asked = asked_over_turns(methodologies, spoken, methodology, strategy, focus, range(3, 14))
     assert any(place in q.lower() and f"being {place}" not in q for q in asked), asked
     assert not any(f"when being {place}" in q.lower() or f"moment of being {place}" in q for q in asked), (
         asked
@@ -167,18 +134,9 @@ def test_a_product_attribute_gets_its_article_unless_it_is_a_property(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
     # "You mentioned secure fit" dropped the article; "the waterproof" would be a raincoat
-    cfg = methodologies.get("means_end_chain")
-    strategy = cfg.strategy("deepen")
-    assert strategy is not None
-
     def asked(label: str) -> set[str]:
         focus = FocusNode(node_id="a", label=label, node_type="attribute")
-        return {
-            FollowUpComposer(
-                follow_up(methodology=cfg.name, strategy="deepen", turn=t, focus=focus), cfg, strategy, spoken
-            ).compose()
-            for t in range(3, 8)
-        }
+        return asked_over_turns(methodologies, spoken, "means_end_chain", "deepen", focus, range(3, 8))
 
     fit = asked("secure fit")
     assert all("the secure fit" in q for q in fit), fit
