@@ -107,14 +107,13 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
 def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:
     """The longest chain's labels to say back: a sequence's every step, else its ladder."""
     if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
-        # the steps, not who took part in them ("first ward nurse, then going through …")
+        # the steps, not who took part in them ("first ward nurse, then going through …"); without
+        # the types (as in `ladder`) the labels are taken as they are
+        labels, types = graph.longest_chain_labels, graph.longest_chain_types
+        if len(types) != len(labels):
+            return list(labels)
         people = participant_types(methodology)
-        types = graph.longest_chain_types or ("",) * len(graph.longest_chain_labels)
-        return [
-            label
-            for label, kind in zip(graph.longest_chain_labels, types, strict=False)
-            if kind not in people
-        ]
+        return [label for label, kind in zip(labels, types, strict=True) if kind not in people]
     return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
 
 

@@ -628,3 +628,10 @@ def test_an_incident_sequence_is_said_without_who_took_part(methodologies: Metho
     # without types (an older graph store) every label is said
     untyped = GraphDigest(node_count=2, longest_chain_labels=("waited six hours", "missed the pickup"))
     assert chain_to_say(untyped, cit) == ["waited six hours", "missed the pickup"]
+    # types that do not pair with the labels are not guessed at: no label is lost
+    short = GraphDigest(
+        node_count=3,
+        longest_chain_labels=("ward nurse", "waited six hours", "missed the pickup"),
+        longest_chain_types=("actor",),
+    )
+    assert chain_to_say(short, cit) == ["ward nurse", "waited six hours", "missed the pickup"]
