@@ -50,6 +50,10 @@ _STOP_AFTER = frozenset(
 )
 
 
+# Verbs that take "after" as their own particle ("look after", "take after").
+_AFTER_VERBS = frozenset({"look", "take"})
+
+
 @dataclass
 class Candidate:
     """A node about to be emitted: label, type, the tokens it came from, and its evidence range."""
@@ -387,7 +391,9 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             limit -= 1
     while end < limit:
         tok = doc[end]
-        if tok.is_punct or (tok.lower_ in _STOP_AFTER and not is_time_adverb(doc, end)):
+        if tok.is_punct or (
+            tok.lower_ in _STOP_AFTER and not is_time_adverb(doc, end) and not _particle(doc, end, m.end)
+        ):
             # "phoned me the day | before he came home": the time phrase belongs to the clause cut off
             end = _without_dangling_time(doc, m.end, end) if tok.lower_ in {"before", "after"} else end
             break
@@ -396,6 +402,12 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             break  # "... and ended up back in hospital", "... and the ward was short-staffed"
         end += 1
     return end
+
+
+def _particle(doc: Doc, i: int, start: int) -> bool:
+    """Whether "after" at `i` belongs to the verb before it ("looks after herself", "takes after
+    her dad") rather than opening a time clause ("phoned me | after he came home")."""
+    return i > start and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in _AFTER_VERBS
 
 
 def _state_subject(

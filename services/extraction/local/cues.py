@@ -46,6 +46,12 @@ GENERIC_IGNORE = (
     "nothing",
     "question",
     "answer",
+    # an answer that only agrees ("yes, that's about right", "that's true") names nothing
+    "right",
+    "true",
+    "correct",
+    "exactly",
+    "absolutely",
 )
 
 

@@ -125,6 +125,8 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+# Pronouns that open a relative clause ("that" also opens a complement: not among them).
+_RELATIVES = frozenset({"who", "whom", "whose", "which"})
 # What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
 # "a week | later"); another preposition ("slot | for tuesday"), a verb or punctuation after a cut
 # starts a phrase of its own.
@@ -330,6 +332,11 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
             opener = max((n for n in range(2, len(idx)) if doc[idx[n]].pos_ in {"ADP", "DET"}), default=None)
             if opener is not None:
                 idx = idx[:opener]
+        # a relative clause the cut broke goes whole ("feel like a grown-up who looks | after
+        # herself"): the label ends on the noun it describes
+        relative = next((n for n in range(2, len(idx)) if doc[idx[n]].lower_ in _RELATIVES), None)
+        if relative is not None:
+            idx = idx[:relative]
         idx = _trim_trailing(doc, idx)
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None
@@ -387,6 +394,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or _ends_time_phrase(doc, idx)
             or _object_of_second_verb(doc, idx)
             or _object_me(doc, idx)
+            or _reflexive_object(doc, idx)
             or _amount_of_verb(doc, idx)
         ):
             break
@@ -434,6 +442,17 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     if doc[head].pos_ == "VERB":
         return True
     return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+
+
+def _reflexive_object(doc: Doc, idx: list[int]) -> bool:
+    # "take care of myself", "looks after herself": the reflexive is what the preposition takes
+    # (without it "take care of" dangles); "I did it myself" only stresses who did it
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_.endswith(("self", "selves"))
+        and idx[-2] == idx[-1] - 1
+        and doc[idx[-2]].pos_ == "ADP"
+    )
 
 
 def _trailing_hedge(doc: Doc, idx: list[int]) -> bool:

@@ -436,3 +436,39 @@ async def test_a_label_too_long_gives_up_its_passive_be_before_its_end(
         "critical_incident",
     )
     assert "discharged after his heart failure got worse" in labels, labels
+
+
+async def test_a_reflexive_after_its_preposition_stays_in_the_label(offline_engine: ExtractionEngine) -> None:
+    # "feel like I take care (of myself)" was said back as "feeling like you take care"
+    labels = await _labels(offline_engine, "Because of that, I want to feel like I take care of myself.")
+    assert "feel like I take care of myself" in labels, labels
+
+
+async def test_look_after_is_one_verb_and_a_broken_relative_clause_goes_whole(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "after" of "looks after" cut the clause ("a grown-up who looks"); the label, too long for the
+    # cap, ends on the noun its relative clause described instead of inside the clause
+    labels = await _labels(
+        offline_engine,
+        "I'm trying to get my head clear between tasks, which meant I want to feel like a grown-up who"
+        " looks after herself.",
+    )
+    assert "feel like a grown-up" in labels, labels
+    assert not any(label.endswith(("who", "who looks")) for label in labels), labels
+    # "after" still opens a time clause after any other verb
+    timed = await _labels(
+        offline_engine, "The nurse phoned me after I got home.", "critical_incident", question="What happened?"
+    )
+    assert not any("after" in label for label in timed), timed
+
+
+@pytest.mark.parametrize("agreement", ["Yes, that's about right.", "That's true.", "Yes, exactly right."])
+async def test_an_answer_that_only_agrees_names_no_node(offline_engine: ExtractionEngine, agreement: str) -> None:
+    # "Yes, that's about right. Because of that, …" made a job "about right" serve the next clause
+    labels = await _labels(
+        offline_engine,
+        f"{agreement} Because of that, I want to feel like I take care of myself.",
+        question="How well does that match how you see it?",
+    )
+    assert labels == {"feel like I take care of myself"}, labels
