@@ -46,6 +46,8 @@ _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
 # and stages, a job's solutions, a product's attributes): said back with the article their labels
 # dropped ("the app", "the café", "at the delivery slot", "the secure fit").
 _MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute"})
+# Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
+_THING_TYPES = frozenset({"attribute"})
 
 
 def stable_index(*parts: object) -> int:
@@ -212,7 +214,7 @@ class FollowUpComposer:
         focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
-            spoken, singular = self._spoken.say(focus)
+            spoken, singular = self._spoken.say(focus, thing=req.focus.node_type in _THING_TYPES)
             if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES):
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)

@@ -77,6 +77,24 @@ def gerund(verb: str) -> str:
         return verb + "ing"
     if verb.endswith("e") and len(verb) > 2:
         return verb[:-1] + "ing"
+    return verb + verb[-1] + "ing" if _doubles(verb) else verb + "ing"
+
+
+def past_tense(verb: str) -> str:
+    """The simple past of a base-form verb ("arrive" -> "arrived", "stop" -> "stopped", "carry" ->
+    "carried", "come" -> "came")."""
+    irregular = en.PAST_OF.get(verb)
+    if irregular is not None:
+        return irregular
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in en.VOWELS:
+        return verb[:-1] + "ied"
+    return verb + verb[-1] + "ed" if _doubles(verb) else verb + "ed"
+
+
+def _doubles(verb: str) -> bool:
+    """Whether the final consonant doubles before -ing/-ed ("stop", "forget"; not "open", "visit")."""
     cvc = (
         len(verb) >= 3
         and verb[-1] not in en.VOWELS | {"w", "x", "y"}
@@ -84,9 +102,7 @@ def gerund(verb: str) -> str:
         and verb[-3] not in en.VOWELS
     )
     one_syllable = sum(1 for ch in verb if ch in en.VOWELS) == 1
-    if cvc and (one_syllable or verb in en.DOUBLE):
-        return verb + verb[-1] + "ing"
-    return verb + "ing"
+    return cvc and (one_syllable or verb in en.DOUBLE)
 
 
 class SpokenLabels:
@@ -95,8 +111,11 @@ class SpokenLabels:
     def __init__(self, forms: WordForms | None = None) -> None:
         self._forms = forms or WordForms()
 
-    def say(self, label: str) -> tuple[str, bool]:
-        """The label as spoken back, and whether it became a (grammatically singular) gerund phrase."""
+    def say(self, label: str, *, thing: bool = False) -> tuple[str, bool]:
+        """The label as spoken back, and whether it became a (grammatically singular) gerund phrase.
+
+        `thing`: the node is a property of the topic (an attribute), so an opening past form that
+        describes ("detailed sound", "padded ear cushions") is not read as a past doing."""
         written, names, words = _second_person(label)
         if not words:
             return label, False
@@ -106,7 +125,7 @@ class SpokenLabels:
         named = 0
         while named < len(written) and written[named] in names.values():
             named += 1
-        changed = self._as_noun_phrase(words, named=named)
+        changed = self._as_noun_phrase(words, named=named, thing=thing)
         if changed is None:
             return _join(words, names), False
         return _join(self._without_progressive_be(changed), names), True
@@ -125,12 +144,33 @@ class SpokenLabels:
             v = self._past_adverbs(words, 1)
             verb = words[v] if v < len(words) else ""
             if verb in en.BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
-                return _join(words, names)
+                return _join(self._in_past(words, v), names)
             return None
-        if self._subject_clause(words) is None:
+        verb_at = self._subject_clause(words)
+        if verb_at is None:
             return None
         article = ["the"] if words[0] not in en.DETERMINERS and self._is_common_noun(words[0]) else []
-        return _join([*article, *words], names)
+        return _join([*article, *self._in_past(words, verb_at)], names)
+
+    def _in_past(self, words: list[str], v: int) -> list[str]:
+        """The clause with its verb (at `v`) in the past: the templates that say "when {clause}" ask
+        about what happened ("what did you need when the delivery arrived", not "… arrives")."""
+        verb = words[v]
+        if verb in {"is", "am", "'s", "'m"}:
+            past = "was"
+        elif verb in {"are", "'re"}:
+            past = "were"
+        elif verb in en.NEGATED_DO:
+            past = "didn't"
+        elif verb in en.BE:
+            past = verb  # "was", "were"
+        elif verb.endswith("s") and (lemma := self._forms.verb_lemma(verb)) != verb:
+            past = past_tense(lemma)  # "arrives" -> "arrived", "comes" -> "came"
+        elif words[0] in en.SUBJECTS and verb in self._forms.verbs:
+            past = past_tense(verb)  # a base form is a present: "you feel left out" -> "you felt …"
+        else:
+            past = verb  # already past ("gave", "fell")
+        return [*words[:v], past, *words[v + 1 :]]
 
     def with_article(self, spoken: str) -> str:
         """A role or a thing the respondent dealt with, said back with the article the label
@@ -146,7 +186,7 @@ class SpokenLabels:
         head = words[-1]
         return f"the {spoken}" if head in en.NEWER_NOUNS or self._forms.is_noun_form(head) else spoken
 
-    def _as_noun_phrase(self, words: list[str], *, named: int = 0) -> list[str] | None:
+    def _as_noun_phrase(self, words: list[str], *, named: int = 0, thing: bool = False) -> list[str] | None:
         first, rest = words[0], words[1:]
         nxt = rest[0] if rest else ""
         if named:
@@ -193,7 +233,7 @@ class SpokenLabels:
             if v < len(words) and (words[v] in en.BE or self._forms.is_verb_form(words[v])):
                 return [*words[:v], self._ing(words[v]), *words[v + 1 :]]
         verb = self._subject_clause(words)
-        if self._starts_with_verb(words) and not (first.endswith("ing") and verb is not None):
+        if self._starts_with_verb(words, thing=thing) and not (first.endswith("ing") and verb is not None):
             # "booking just fell between two teams": a gerund with a verb of its own is a subject
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
@@ -298,7 +338,7 @@ class SpokenLabels:
             return True  # "don't X" / "can X": X is a verb whatever the tables say
         return forms.is_verb_form(word) or bool(following)
 
-    def _starts_with_verb(self, words: list[str]) -> bool:
+    def _starts_with_verb(self, words: list[str], *, thing: bool = False) -> bool:
         forms = self._forms
         if not forms.verbs:
             return False
@@ -314,6 +354,8 @@ class SpokenLabels:
             # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
             # a state of the doing's kind
             return nxt in en.AFTER_VERB or (lemma in en.COPULAR and self._describes(nxt))
+        if thing and first.endswith("ed") and first in forms.adjectives and forms.is_noun_form(nxt):
+            return False  # "detailed sound" as a property, not the doing "detailing sound"
         if first.endswith("ed") or lemma != first:
             return True  # "waited six hours", "saw a colleague's machine", "gave up instant"
         if lemma in en.LEAD_VERBS and nxt != "of":

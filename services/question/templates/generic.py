@@ -69,7 +69,7 @@ FAMILIES: dict[str, Templates] = {
     "reflect": Templates(
         node=(
             "Looking back at what you said about {focus}, what stands out most to you now?",
-            "If you had to sum up what {focus} means to you in one sentence, what would you say?",
+            "If you had to sum up what {focus} {does} for you in one sentence, what would you say?",
             "How {does} {focus} fit into the bigger picture of what you've told me?",
         ),
         summary=(
@@ -86,10 +86,10 @@ FAMILIES: dict[str, Templates] = {
             "Thinking about {focus}: if I've understood you, {chain}. How well does that match how you see it?",
             # method-neutral: an incident or a journey involved no choice (laddering's own wording
             # of "drives your choice" is in means_end_chain.py)
-            "It sounds like {focus} plays a big part in this for you. How would you put that in your own words?",
+            "It sounds like {focus} {is} a big part of this for you. How would you put that in your own words?",
             "To check I've got this right: how much {does} {focus} matter to you here, and why?",
-            "How well does what we've said about {focus} capture why it matters to you?",
-            "What would you correct in my understanding of why {focus} matters to you?",
+            "How well does what we've said capture why {focus} {is} important to you?",
+            "What would you correct in my understanding of why {focus} {is} important to you?",
         ),
         summary=(
             "To check I've got this right: {summary} came up as important. What would you correct or add?",
@@ -121,9 +121,9 @@ FAMILIES: dict[str, Templates] = {
     "top": Templates(
         node=(
             "So in the end it comes down to {focus} for you. Is that right, or is there more to it?",
-            "It sounds like {focus} is what this is ultimately about for you. Is that right?",
-            "If I've understood you, {focus} is where it all leads for you. How well does that match how you see it?",
-            "Would you say {focus} is the heart of it for you, or is something else behind it?",
+            "It sounds like {focus} {is} what this is ultimately about for you. Is that right?",
+            "If I've understood you, {focus} {is} where it all leads for you. How well does that match how you see it?",
+            "Would you say {focus} {is} the heart of it for you, or is something else behind it?",
         ),
     ),
     # Used instead of an event family when the focus is a person or role (a participant): ask what

@@ -29,7 +29,7 @@ FAMILIES: dict[str, Templates] = {
         node=(
             "What was going wrong that made {focus} matter?",
             "What did you hope {focus} would let you do?",
-            "When did you first feel that {focus} was worth doing something about?",
+            "When did you first feel that {focus} {was} worth doing something about?",
             "What was it about {focus} that pulled you towards something new?",
             "What made {focus} the moment to start looking for something else?",
         ),
@@ -40,7 +40,7 @@ FAMILIES: dict[str, Templates] = {
     "push": Templates(
         node=(
             "What was going wrong that made {focus} matter?",
-            "When did you first feel that {focus} was worth doing something about?",
+            "When did you first feel that {focus} {was} worth doing something about?",
             "What made {focus} the moment to start looking for something else?",
             "How did {focus} get in the way of what you were trying to do?",
         ),
@@ -101,7 +101,7 @@ OVERRIDES: dict[str, Templates] = {
             "Thinking of {focus}, how would you finish the sentence 'When I …, I want to … so that …'?",
             "About {focus}, from what you've told me: {chain}. How well does that capture what you were trying to get done?",
             "Thinking about {focus}, what have I missed about what you were really trying to achieve?",
-            "How would you sum up, in one sentence, the job {focus} was doing for you?",
+            "How would you sum up, in one sentence, the job {focus} {was} doing for you?",
         ),
     ),
     "closing": Templates(

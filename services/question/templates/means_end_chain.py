@@ -32,9 +32,9 @@ OVERRIDES: dict[str, Templates] = {
     "validate": Templates(
         node=(
             "Thinking about {focus}: if I've understood you, {chain}. How well does that match how you see it?",
-            "So {focus} {is} important because of what it leads to for you. How would you put that in your own words?",
+            "So {focus} {is} important because of where that leads for you. How would you put that in your own words?",
             "How strongly {does} {focus} drive your choice of {topic}, and why?",
-            "What would you correct in how I've understood why {focus} matters to you?",
+            "What would you correct in how I've understood why {focus} {is} important to you?",
         ),
     ),
     "closing": Templates(

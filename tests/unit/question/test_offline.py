@@ -607,7 +607,7 @@ def test_a_doing_with_its_own_subject_follows_when_as_a_clause(
         return asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
 
     with_subject = asked("driver turns up with the crates")
-    assert any("when the driver turns up with the crates" in q.lower() for q in with_subject), with_subject
+    assert any("when the driver turned up with the crates" in q.lower() for q in with_subject), with_subject
     assert not any("when the driver turning" in q.lower() for q in with_subject), with_subject
     plain = asked("plan the weekly shop")
     assert any("when planning the weekly shop" in q.lower() for q in plain), plain
@@ -635,3 +635,19 @@ def test_an_incident_sequence_is_said_without_who_took_part(methodologies: Metho
         longest_chain_types=("actor",),
     )
     assert chain_to_say(short, cit) == ["ward nurse", "waited six hours", "missed the pickup"]
+
+
+@pytest.mark.parametrize("methodology", ["means_end_chain", "jobs_to_be_done", "critical_incident"])
+def test_a_plural_focus_takes_plural_verbs(methodologies: MethodologyRegistry, methodology: str) -> None:
+    # "It sounds like earbuds plays a big part", "why the energy drinks matters to you"
+    cfg = methodologies.get(methodology)
+    focus = FocusNode(node_id="a", label="energy drinks", node_type="solution")
+    asked: set[str] = set()
+    for strategy in cfg.strategies:
+        if strategy.node_binding.value == "required":
+            asked |= asked_over_turns(
+                methodologies, SpokenLabels(), methodology, strategy.name, focus, range(3, 40)
+            )
+    assert len(asked) > 20, asked
+    wrong = re.compile(r"energy drinks (is|was|has|does|plays|matters|means)\b")
+    assert not [q for q in asked if wrong.search(q)], sorted(q for q in asked if wrong.search(q))

@@ -6,9 +6,9 @@ import pytest
 
 from services.question.models import FocusNode
 from services.question.offline import FollowUpComposer
-from services.question.spoken import SpokenLabels, gerund
+from services.question.spoken import SpokenLabels, gerund, past_tense
 from shared.methodology import MethodologyRegistry
-from tests.unit.question.conftest import follow_up
+from tests.unit.question.conftest import asked_over_turns, follow_up
 
 
 @pytest.mark.parametrize(
@@ -28,6 +28,24 @@ from tests.unit.question.conftest import follow_up
 )
 def test_gerund(verb: str, ing: str) -> None:
     assert gerund(verb) == ing
+
+
+@pytest.mark.parametrize(
+    ("verb", "past"),
+    [
+        ("arrive", "arrived"),
+        ("stop", "stopped"),
+        ("carry", "carried"),
+        ("play", "played"),
+        ("visit", "visited"),
+        ("forget", "forgot"),
+        ("admit", "admitted"),
+        ("come", "came"),
+        ("turn", "turned"),
+    ],
+)
+def test_past_tense(verb: str, past: str) -> None:
+    assert past_tense(verb) == past
 
 
 @pytest.mark.parametrize(
@@ -274,7 +292,12 @@ def test_a_named_touchpoint_is_asked_about_as_written(
 @pytest.mark.parametrize(
     ("label", "clause"),
     [
-        ("driver turns up with the crates", "the driver turns up with the crates"),
+        # in the past: the templates that say "when {clause}" ask about what happened
+        ("driver turns up with the crates", "the driver turned up with the crates"),
+        ("the delivery arrives on tuesday evening", "the delivery arrived on tuesday evening"),
+        ("nobody checks on him", "nobody checked on him"),
+        ("i feel left out", "you felt left out"),
+        ("i am worried about the slot", "you were worried about the slot"),
         ("nobody gave me a written list", "nobody gave you a written list"),
         ("i was spending too much", "you were spending too much"),
         ("booking just fell between two teams", "the booking just fell between two teams"),
@@ -289,3 +312,20 @@ def test_a_label_with_a_subject_and_verb_reads_as_a_clause(
     spoken: SpokenLabels, label: str, clause: str | None
 ) -> None:
     assert spoken.finite(label) == clause
+
+
+def test_an_attribute_opening_with_a_past_form_is_a_property(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What does detailing sound give you?": an attribute's "detailed" describes, it is no past doing
+    def asked(label: str, node_type: str) -> set[str]:
+        focus = FocusNode(node_id="a", label=label, node_type=node_type)
+        return asked_over_turns(methodologies, spoken, "means_end_chain", "deepen", focus)
+
+    for label in ("detailed sound", "padded ear cushions"):
+        questions = asked(label, "attribute")
+        assert any(f"the {label}" in q for q in questions), questions
+        assert not any(label.split()[0].removesuffix("ed") + "ing" in q for q in questions), questions
+    # a past doing of another kind is still said back as one ("bought a hand grinder")
+    doing = asked("bought a hand grinder", "functional_consequence")
+    assert any("buying a hand grinder" in q for q in doing), doing
