@@ -107,7 +107,7 @@ AFTER_VERB = {
     "ready",
 }
 # Verbs that take an adjective ("feel calm", "stay fit").
-COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound"}
+COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound", "taste", "smell"}
 # Two-syllable verbs stressed on the last syllable double their final consonant.
 DOUBLE = {
     "forget",

@@ -8,7 +8,8 @@ parse; a repertory-grid pole question about an element ("what is the opposite of
 for nonsense; a pull question about a push ("what did you hope having palpitations would let you
 do?") misreads the force. In those cases the engine asks the question the strategy would ask of
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
-with others to elicit a construct, or asks a push what went wrong and a pull what it promised.
+with others to elicit a construct, asks a push what went wrong and a pull what it promised, and
+asks what job a push stood in the way of (not what getting it sorted would make possible).
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return "actor"
     if family == "push_pull" and node.name in _FORCES:
         return node.name  # a push is asked what went wrong, a pull what it promised
+    if family == "job" and node.name == "push":
+        return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
         # always calling the carer?"): it is confirmed

@@ -146,6 +146,8 @@ class SpokenLabels:
             if verb in en.BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
                 return _join(self._in_past(words, v), names)
             return None
+        if self._starts_with_verb(words) and not words[0].endswith("ing"):
+            return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
         verb_at = self._subject_clause(words)
         if verb_at is None:
             return None
@@ -397,6 +399,8 @@ class SpokenLabels:
         verb, after = words[v], words[v + 1]
         if verb in en.BE:
             return v
+        if verb.endswith(("ed", "s")) and forms.verb_lemma(verb) in en.COPULAR and after in forms.adjectives:
+            return v  # "instant tasted flat and bitter", "the nurse seemed rushed"
         if verb in en.STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in en.AFTER_VERB:
             return None  # "a pharmacist based on the ward" is a thing, not the doing "basing"
         if verb.endswith(("ed", "s")):

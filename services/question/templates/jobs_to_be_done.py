@@ -73,6 +73,17 @@ FAMILIES: dict[str, Templates] = {
         ),
         keywords=("job", "get done", "progress", "trying to"),
     ),
+    # The job family's questions for a push in focus (`fit.fitting_family`): a problem is no job
+    # to get sorted or to go well, so the question asks what the person was trying to get done
+    # while it stood in the way. No keywords: never chosen by name.
+    "job_behind_push": Templates(
+        node=(
+            "Thinking back to {focus}, what were you really trying to get done at the time?",
+            "What would you have been able to do if {focus} hadn't stood in your way?",
+            "In that situation with {focus}, what progress were you trying to make?",
+            "Around the time of {focus}, what were you trying to make progress on?",
+        ),
+    ),
     "specifics": Templates(
         node=(
             "When exactly did {focus} happen, and where were you?",

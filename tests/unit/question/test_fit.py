@@ -6,8 +6,9 @@ from __future__ import annotations
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FocusNode, GraphDigest
 from services.question.offline import FollowUpComposer
+from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
-from tests.unit.question.conftest import follow_up
+from tests.unit.question.conftest import asked_over_turns, follow_up
 
 
 def _ask(
@@ -99,3 +100,19 @@ def test_a_push_is_asked_what_went_wrong_and_a_pull_what_it_promised(
         assert "hope" not in asked_push and "pulled you" not in asked_push, asked_push
         asked_pull = _ask(methodologies, "jobs_to_be_done", "probe_push_pull", pull, turn)
         assert "going wrong" not in asked_pull and "worth doing something about" not in asked_pull, asked_pull
+
+
+def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What would getting energy crashed sorted make possible?", "How would you know that having
+    # palpitations had gone well?": a problem is no job to get sorted
+    jtbd = methodologies.get("jobs_to_be_done")
+    push = FocusNode(node_id="p", label="had palpitations", node_type="push")
+    solution = FocusNode(node_id="s", label="capsule machine", node_type="solution")
+    assert fitting_family("job", push, jtbd) == "job_behind_push"
+    assert fitting_family("job", solution, jtbd) == "job"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", push, range(3, 15))
+    assert len(asked) >= 3, asked
+    assert all("having palpitations" in q for q in asked), asked
+    assert not any(w in q for q in asked for w in ("sorted", "gone well", "bigger goal")), asked

@@ -79,6 +79,9 @@ def test_past_tense(verb: str, past: str) -> None:
         ("plan the meals and the shopping", "planning the meals and the shopping"),
         # two states joined by "and" belong to the one doing ("bitter" is also a verb in the lists)
         ("tasted flat and bitter", "tasting flat and bitter"),
+        # a subject, a linking verb and its adjective
+        ("instant tasted flat and bitter", "the instant tasting flat and bitter"),
+        ("the nurse seemed rushed", "the nurse seeming rushed"),
         # a doing that opens with a frequency adverb
         ("always call the carer", "always calling the carer"),
         ("usually skip breakfast", "usually skipping breakfast"),
@@ -302,8 +305,11 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("i was spending too much", "you were spending too much"),
         ("booking just fell between two teams", "the booking just fell between two teams"),
         ("anxious", "you were anxious"),  # a lone state: "when you were anxious", not "when being anxious"
+        # a linking verb and its adjective: "when the instant tasted flat and bitter"
+        ("instant tasted flat and bitter", "the instant tasted flat and bitter"),
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
+        ("feels made for me", None),  # a doing: "feels" is not its subject
         ("it was full", None),
         ("long battery life", None),
     ],
