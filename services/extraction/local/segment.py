@@ -307,7 +307,12 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         or (len(idx) > 1 and doc[idx[0]].lower_ == "about" and doc[idx[1]].lower_.endswith("ing"))
     ):
         idx.pop(0)
+    untrimmed = len(idx)
     idx = _trim_trailing(doc, idx)
+    if len(idx) < untrimmed:
+        # "(it was the) discharge nurse who was dealing (with it)": a relative clause that lost its
+        # end goes whole
+        idx = _before_relative(doc, idx, 1)
     if _word_count(doc, idx) > MAX_LABEL_WORDS and doc[idx[0]].lower_ in _PASSIVE_AUX:
         # a label too long anyway gives up its passive "was" first ("(being) discharged after his
         # heart failure got worse" rather than "… heart failure got")
@@ -334,10 +339,7 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
                 idx = idx[:opener]
         # a relative clause the cut broke goes whole ("feel like a grown-up who looks | after
         # herself"): the label ends on the noun it describes
-        relative = next((n for n in range(2, len(idx)) if doc[idx[n]].lower_ in _RELATIVES), None)
-        if relative is not None:
-            idx = idx[:relative]
-        idx = _trim_trailing(doc, idx)
+        idx = _trim_trailing(doc, _before_relative(doc, idx, 2))
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None
     parts: list[str] = []
@@ -347,6 +349,12 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
     label = "".join(parts).replace("’", "'").strip()
     return label, idx
+
+
+def _before_relative(doc: Doc, idx: list[int], first: int) -> list[int]:
+    """`idx` up to its first relative pronoun at position `first` or later (all of it if none)."""
+    relative = next((n for n in range(first, len(idx)) if doc[idx[n]].lower_ in _RELATIVES), None)
+    return idx if relative is None else idx[:relative]
 
 
 def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:

@@ -472,3 +472,16 @@ async def test_an_answer_that_only_agrees_names_no_node(
         question="How well does that match how you see it?",
     )
     assert labels == {"feel like I take care of myself"}, labels
+
+
+async def test_a_relative_clause_that_lost_its_end_goes_whole(offline_engine: ExtractionEngine) -> None:
+    # "(with it)" trimmed from "the discharge nurse who was dealing with it" left "… who was dealing",
+    # said back as "How did discharge nurse who dealing affect you?"
+    labels = await _labels(
+        offline_engine,
+        "It was the discharge nurse who was dealing with it.",
+        "critical_incident",
+        question="How did what the discharge nurse did shape the way things turned out?",
+    )
+    assert "discharge nurse" in labels, labels
+    assert not any("who" in label for label in labels), labels
