@@ -25,6 +25,9 @@ _UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "abse
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
 # Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
 _FORCES = frozenset({"push", "pull"})
+# Methods whose terminal nodes are confirmed in words of their own (an incident's explanation or
+# lesson is not "where it all leads for you").
+_TOPS = {"critical_incident": "account_top"}
 # Repertory-grid families that need a pole or construct in focus.
 _POLAR = frozenset({"opposite_pole", "rate", "pyramid_down", "ladder_up", "clarify", "absence", "contrast"})
 
@@ -72,6 +75,6 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
-        # always calling the carer?"): it is confirmed
-        return "top"
+        # always calling the carer?"): it is confirmed, in the method's words where it has its own
+        return _TOPS.get(tpl.method_key(methodology.name) or "", "top")
     return family

@@ -8,6 +8,17 @@ from __future__ import annotations
 from services.question.templates.base import Templates
 
 FAMILIES: dict[str, Templates] = {
+    # The generic "top" family's questions in an account's words: its top is an explanation or a
+    # lesson, not what a ladder "all leads to" (`fit.fitting_family` sends an upward or event
+    # question about one here). No keywords: never chosen by name.
+    "account_top": Templates(
+        node=(
+            "Looking back, would you say it came down to {focus}, or was there more to it?",
+            "So what stays with you from all this is {focus}. Is that right, or would you put it differently?",
+            "If I've understood you, {focus} {is} what made the difference in the end. How well does that match how you see it?",
+            "Would you say {focus} {is} the main thing you take from what happened, or is something else behind it?",
+        ),
+    ),
     "incident": Templates(
         node=(
             "Could you tell me about a specific occasion when {focus} went especially well or badly?",

@@ -76,12 +76,24 @@ def test_a_construct_above_the_poles_is_laddered_not_given_an_opposite(
     assert fitting_family("opposite_pole", pole, rgt) == "opposite_pole"
 
 
-def test_a_lesson_is_confirmed_not_traced_as_an_event(methodologies: MethodologyRegistry) -> None:
+def test_a_lesson_is_confirmed_not_traced_as_an_event(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
     cit = methodologies.get("critical_incident")
     lesson = FocusNode(node_id="l", label="always call the carer", node_type="learning")
-    assert fitting_family("actions", lesson, cit) == "top"
+    assert fitting_family("actions", lesson, cit) == "account_top"
     incident = FocusNode(node_id="i", label="waited six hours", node_type="incident")
     assert fitting_family("actions", incident, cit) == "actions"
+    # in an account's words: "Would you say chasing the nurses is the heart of it for you?" and
+    # "… is where it all leads for you" are a ladder's
+    asked: set[str] = set()
+    for strategy in ("trace_actions", "probe_outcome", "probe_attribution"):
+        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, lesson, range(3, 20))
+    assert len(asked) >= 3 and all("always calling the carer" in q for q in asked), asked
+    assert not any("heart of it" in q or "all leads" in q for q in asked), asked
+    # a ladder's top keeps a ladder's words
+    value = FocusNode(node_id="v", label="peace of mind", node_type="terminal_value")
+    assert fitting_family("ladder_up", value, methodologies.get("means_end_chain")) == "top"
 
 
 def test_a_push_is_asked_what_went_wrong_and_a_pull_what_it_promised(
