@@ -52,6 +52,10 @@ GENERIC_IGNORE = (
     "correct",
     "exactly",
     "absolutely",
+    "sum",  # "that sums it up"
+    # exclamations ("oh my goodness", "gosh") say nothing about the topic
+    "goodness",
+    "gosh",
 )
 
 

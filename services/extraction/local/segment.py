@@ -125,6 +125,8 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+# Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
+_PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
 _RELATIVES = frozenset({"who", "whom", "whose", "which"})
 # What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
@@ -403,6 +405,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or _object_of_second_verb(doc, idx)
             or _object_me(doc, idx)
             or _reflexive_object(doc, idx)
+            or _particle_of_verb(doc, idx)
             or _amount_of_verb(doc, idx)
         ):
             break
@@ -450,6 +453,19 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     if doc[head].pos_ == "VERB":
         return True
     return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+
+
+def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "transport never turned up", "picked him up": the particle is part of the verb (without it
+    # "never turned" says something else); "waited for" or "went to" lost their object instead
+    if len(idx) < 2 or doc[idx[-1]].lower_ not in _PARTICLES:
+        return False
+    before = idx[-2]
+    if before != idx[-1] - 1:
+        return False
+    if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
+        before = idx[-3]  # "picked him up", "set it up"
+    return doc[before].pos_ == "VERB"
 
 
 def _reflexive_object(doc: Doc, idx: list[int]) -> bool:

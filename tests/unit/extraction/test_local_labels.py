@@ -485,3 +485,35 @@ async def test_a_relative_clause_that_lost_its_end_goes_whole(offline_engine: Ex
     )
     assert "discharge nurse" in labels, labels
     assert not any("who" in label for label in labels), labels
+
+
+async def test_a_phrasal_verb_keeps_its_particle(offline_engine: ExtractionEngine) -> None:
+    # "hospital transport never turned" (up): said back as "hospital transport never turned"
+    labels = await _labels(
+        offline_engine,
+        "The hospital transport never turned up, so I waited six hours."
+        " I picked him up and he gave up trying.",
+        "critical_incident",
+    )
+    assert "hospital transport never turned up" in labels, labels
+    assert "picked him up" in labels, labels
+    # a preposition that lost its object still goes
+    assert "waited six hours" in labels, labels
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (
+            "If I've understood you, always calling the carer is what made the difference in the end."
+            " How well does that match how you see it?",
+            "Yes, that sums it up well.",
+        ),
+        ("Why do you think the time after your hip operation turned out the way it did?", "Oh my goodness."),
+    ],
+)
+async def test_a_stock_phrase_is_no_attribution(
+    offline_engine: ExtractionEngine, question: str, answer: str
+) -> None:
+    # "that sums it up" and "oh my goodness" made attributions "sums" and "goodness"
+    assert await _labels(offline_engine, answer, "critical_incident", question=question) == set()
