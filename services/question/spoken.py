@@ -148,6 +148,9 @@ class SpokenLabels:
             return None
         if self._starts_with_verb(words) and not words[0].endswith("ing"):
             return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
+        be = self._be_after_subject(words)
+        if be is not None:
+            return _join(self._in_past(words, be), names)  # "good slots were gone by sunday night"
         verb_at = self._subject_clause(words)
         if verb_at is None:
             return None
@@ -220,6 +223,15 @@ class SpokenLabels:
             return ["being", *rest]
         if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
+        if (
+            nxt in en.STATE_LINKS - {"to"}
+            and first in self._forms.adjectives
+            and not self._forms.is_noun_form(first)
+            and not self._forms.is_verb_form(first)
+        ):
+            # "responsible with money" -> "being responsible with money", "proud of my work"; "easy
+            # to find something" has its subject elsewhere and stays
+            return ["being", *words]
         if (
             first in en.STATE_PREPOSITIONS | en.STATIVE_PARTICIPLES or (first == "back" and nxt in en.BACK_TO)
         ) and rest:

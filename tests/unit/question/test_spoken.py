@@ -67,6 +67,9 @@ def test_past_tense(verb: str, past: str) -> None:
         ("at my kitchen table", "being at your kitchen table"),
         ("awake", "being awake"),  # an adjective only: a state
         ("healthy", "being healthy"),
+        # a state with its complement
+        ("responsible with money", "being responsible with money"),
+        ("proud of my work", "being proud of your work"),
         ("in control of my time", "being in control of your time"),
         # a subject of several words before "was"
         ("the ward and the pharmacy were closed", "the ward and the pharmacy being closed"),
@@ -129,6 +132,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("what i needed was time", "what you needed was time"),  # a clause inside the subject
         ("well paid job", "well paid job"),  # "well" is not a form of "good" here
         ("pharmacist based on the ward", "pharmacist based on the ward"),  # not "the pharmacist basing …"
+        ("easy to find something", "easy to find something"),  # its subject is elsewhere: no "being"
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -307,6 +311,8 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("anxious", "you were anxious"),  # a lone state: "when you were anxious", not "when being anxious"
         # a linking verb and its adjective: "when the instant tasted flat and bitter"
         ("instant tasted flat and bitter", "the instant tasted flat and bitter"),
+        # a subject of several words before "are"
+        ("good slots are gone by sunday night", "good slots were gone by sunday night"),
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("feels made for me", None),  # a doing: "feels" is not its subject
