@@ -517,3 +517,14 @@ async def test_a_stock_phrase_is_no_attribution(
 ) -> None:
     # "that sums it up" and "oh my goodness" made attributions "sums" and "goodness"
     assert await _labels(offline_engine, answer, "critical_incident", question=question) == set()
+
+
+async def test_what_something_makes_the_respondent_is_the_label(offline_engine: ExtractionEngine) -> None:
+    # "it makes me so happy" gave "makes so happy", said back as "what does making so happy give you?"
+    labels = await _labels(
+        offline_engine, "Honestly, it makes me so happy.", "means_end_chain", question="Why does that matter?"
+    )
+    assert labels == {"happy"}, labels
+    assert "stand out at work" in await _labels(
+        offline_engine, "It makes me stand out at work.", "means_end_chain", question="Why does that matter?"
+    )
