@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.segment import TIME_NOUNS, Clause, is_time_adverb, shape_label, strip_frames
+from services.extraction.local.segment import (
+    AFTER_VERBS,
+    TIME_NOUNS,
+    Clause,
+    is_time_adverb,
+    shape_label,
+    strip_frames,
+)
 from services.extraction.local.stance import stance_of
 
 _MODE_CONFIDENCE = {
@@ -48,10 +55,6 @@ _STOP_AFTER = frozenset(
         "instead",
     }
 )
-
-
-# Verbs that take "after" as their own particle ("look after", "take after").
-_AFTER_VERBS = frozenset({"look", "take"})
 
 
 @dataclass
@@ -407,7 +410,7 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
 def _particle(doc: Doc, i: int, start: int) -> bool:
     """Whether "after" at `i` belongs to the verb before it ("looks after herself", "takes after
     her dad") rather than opening a time clause ("phoned me | after he came home")."""
-    return i > start and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in _AFTER_VERBS
+    return i > start and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in AFTER_VERBS
 
 
 def _state_subject(

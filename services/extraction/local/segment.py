@@ -125,6 +125,8 @@ _TRAIL_DROP = frozenset(
 )
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
+# Verbs that take "after" as their own particle ("look after", "take after"), not as a time clause.
+AFTER_VERBS = frozenset({"look", "take"})
 # Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
 _PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
@@ -325,7 +327,11 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
             idx.pop()
         idx = _trim_trailing(doc, idx)
         # cut mid-phrase ("want a proper …"): end on the last noun, verb or number instead
-        while len(idx) > 2 and doc[idx[-1]].pos_ in {"ADJ", "DET", "PRON", "ADP", "ADV"}:
+        while (
+            len(idx) > 2
+            and doc[idx[-1]].pos_ in {"ADJ", "DET", "PRON", "ADP", "ADV"}
+            and not _particle_of_verb(doc, idx)
+        ):
             idx.pop()
         # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
         # "rushed through my medication in two | minutes"): end before its preposition or article
@@ -456,12 +462,15 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
 
 
 def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
-    # "transport never turned up", "picked him up": the particle is part of the verb (without it
-    # "never turned" says something else); "waited for" or "went to" lost their object instead
-    if len(idx) < 2 or doc[idx[-1]].lower_ not in _PARTICLES:
+    # "transport never turned up", "picked him up", "feel looked after": the particle is part of the
+    # verb (without it "never turned" says something else); "waited for" or "went to" lost their
+    # object instead
+    if len(idx) < 2 or idx[-2] != idx[-1] - 1:
         return False
     before = idx[-2]
-    if before != idx[-1] - 1:
+    if doc[idx[-1]].lower_ == "after":
+        return doc[before].lemma_.lower() in AFTER_VERBS  # the tagger reads "looked" as a noun
+    if doc[idx[-1]].lower_ not in _PARTICLES:
         return False
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
         before = idx[-3]  # "picked him up", "set it up"

@@ -528,3 +528,16 @@ async def test_what_something_makes_the_respondent_is_the_label(offline_engine: 
     assert "stand out at work" in await _labels(
         offline_engine, "It makes me stand out at work.", "means_end_chain", question="Why does that matter?"
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I need to feel looked after.",  # "after" at the end of the answer
+        "Because of that I need to feel looked after as a customer.",  # and where the length cap cuts
+    ],
+)
+async def test_looked_after_keeps_its_after(offline_engine: ExtractionEngine, text: str) -> None:
+    # "need to feel looked" (after): the particle read as a dangling preposition and dropped
+    labels = await _labels(offline_engine, text, "customer_journey_mapping", question="What did you need?")
+    assert "need to feel looked after" in labels, labels
