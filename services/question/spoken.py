@@ -138,7 +138,14 @@ class SpokenLabels:
         forms = self._forms
         if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
             return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
-        if len(words) < 2 or written[0] in names.values() or words[0] in en.NOT_PERSONS:
+        if len(words) < 2 or words[0] in en.NOT_PERSONS:
+            return None
+        be = self._be_after_subject(words)
+        if be is not None:
+            # a subject of several words, names too: "when good slots were gone by sunday night",
+            # "while January and the hospital was full"
+            return _join(self._in_past(words, be), names)
+        if written[0] in names.values():
             return None
         if words[0] in en.SUBJECTS:
             v = self._past_adverbs(words, 1)
@@ -148,9 +155,6 @@ class SpokenLabels:
             return None
         if self._starts_with_verb(words) and not words[0].endswith("ing"):
             return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
-        be = self._be_after_subject(words)
-        if be is not None:
-            return _join(self._in_past(words, be), names)  # "good slots were gone by sunday night"
         verb_at = self._subject_clause(words)
         if verb_at is None:
             return None

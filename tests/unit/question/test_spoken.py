@@ -313,6 +313,7 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("instant tasted flat and bitter", "the instant tasted flat and bitter"),
         # a subject of several words before "are"
         ("good slots are gone by sunday night", "good slots were gone by sunday night"),
+        ("January and the hospital was full", "January and the hospital was full"),  # a name leads it
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("feels made for me", None),  # a doing: "feels" is not its subject
