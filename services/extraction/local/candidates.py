@@ -57,6 +57,11 @@ _STOP_AFTER = frozenset(
 )
 
 
+# Words that take a part of the noun phrase after their "of" ("part of the team", "the rest of
+# the staff"); "a member of staff" names a person and stays whole.
+_PARTITIVES = frozenset({"part", "rest", "most", "some", "half", "all", "side"})
+
+
 @dataclass
 class Candidate:
     """A node about to be emitted: label, type, the tokens it came from, and its evidence range."""
@@ -244,6 +249,18 @@ class CandidateFinder:
                 if doc[m.end - 1].pos_ not in {"NOUN", "PROPN"}:
                     return None  # "have to charge them": the verb, not the noun
                 region = doc[m.start : m.end]
+            # "(treated me as) part of the team", "the rest of the staff": the cue noun is the whole
+            # the phrase takes a part of; the node is that whole ("the team"), not "part of the team"
+            part_of = next(
+                (
+                    i
+                    for i in range(region.start + 1, m.start)
+                    if doc[i].lower_ == "of" and doc[i - 1].lemma_.lower() in _PARTITIVES
+                ),
+                None,
+            )
+            if part_of is not None:
+                region = doc[part_of + 1 : region.end]
             return self._make(
                 doc,
                 clause,

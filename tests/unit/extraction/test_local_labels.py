@@ -541,3 +541,14 @@ async def test_looked_after_keeps_its_after(offline_engine: ExtractionEngine, te
     # "need to feel looked" (after): the particle read as a dangling preposition and dropped
     labels = await _labels(offline_engine, text, "customer_journey_mapping", question="What did you need?")
     assert "need to feel looked after" in labels, labels
+
+
+async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
+    # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
+    async def actors(text: str) -> set[str]:
+        result = await _extract(offline_engine, text, "critical_incident")
+        return {c.label for c in result.concepts if c.node_type == "actor"}
+
+    assert await actors("I think that was because they treated me as part of the team.") == {"team"}
+    assert await actors("The rest of the staff were lovely.") == {"staff"}
+    assert await actors("A member of staff phoned me.") == {"member of staff"}  # a person: whole
