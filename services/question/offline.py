@@ -240,21 +240,27 @@ class FollowUpComposer:
                 **agreement(self._topic),
             }
         labels = [c for c in (clean_label(x) for x in req.graph_summary.node_labels) if c]
+        triad_focus, elements = triad_labels(
+            labels, req.focus, self._methodology, req.recent_turns, req.previous_questions
+        )
+        # a repertory grid's summary says what tells the options apart: the options themselves
+        # ("the main ways you tell options apart seem to be Netflix, …") are the triads' business
+        grid = tpl.method_key(self._methodology.name) == "repertory_grid"
+        named = {e.lower() for e in elements} if grid else set()
         # a different handful of recent items each turn, so summaries do not repeat word for word
-        recent = labels[:6]
+        recent = [x for x in labels if x.lower() not in named][:6]
         if len(recent) > 3:
             shift = self._seed % len(recent)
             recent = recent[shift:] + recent[:shift]
-        summary = join_labels([self._say(x) for x in [*recent, *req.graph_summary.longest_chain_labels]], 3)
+        chained = [x for x in req.graph_summary.longest_chain_labels if x.lower() not in named]
+        summary = join_labels([self._say(x) for x in [*recent, *chained]], 3)
         if summary:
             values["summary"] = summary
         chain_labels = [self._say(clean_label(x)) for x in chain_to_say(req.graph_summary, self._methodology)]
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain
-        triad = self._triad(
-            *triad_labels(labels, req.focus, self._methodology, req.recent_turns, req.previous_questions)
-        )
+        triad = self._triad(triad_focus, elements)
         if triad:
             values.update(zip(("a", "b", "c"), triad, strict=True))
         return values

@@ -107,3 +107,25 @@ def test_three_known_elements_are_named_until_that_triad_was_asked(
     # once that triad was put to the respondent, the same three in other words come last
     again = FollowUpComposer(req.model_copy(update={"previous_questions": (first,)}), rgt, triad).compose()
     assert not all(e in again for e in ("Netflix", "YouTube", "Disney+")), again
+
+
+def test_a_construct_summary_names_no_element(methodologies: MethodologyRegistry) -> None:
+    # "The main ways you tell options apart seem to be Netflix, …": an element is no construct
+    rgt = methodologies.get("repertory_grid")
+    strategy = rgt.strategy("validate_constructs")
+    assert strategy is not None
+    asked: set[str] = set()
+    for turn in range(3, 15):
+        req = follow_up(
+            methodology="repertory_grid",
+            strategy="validate_constructs",
+            label="",
+            turn=turn,
+            graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
+            recent_turns=SAID,
+        )
+        asked.add(FollowUpComposer(req, rgt, strategy).compose())
+    summaries = [q for q in asked if any(pole in q for pole in POLES)]
+    assert summaries, asked
+    named = ("netflix", "youtube", "disney+")
+    assert not [q for q in summaries if any(name in q.lower() for name in named)], summaries
