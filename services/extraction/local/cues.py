@@ -113,6 +113,11 @@ class LexiconFile(BaseModel):
     # node type -> phrases of the interviewer's question that make every predicate-like item of the
     # answer that type ("why do you think …" → attribution)
     question_types: dict[str, list[str]] = Field(default_factory=dict)
+    # whether the question's type also overrides an item's own cue type. A switch interview's "why did
+    # you stop?" makes what follows a firing criterion whatever its words; an incident's "why do
+    # you think it went that way?" is answered by retelling it, and "I was readmitted" stays an
+    # outcome (else its explanation links to it as a lesson)
+    question_types_override_cues: bool = True
     # node type -> the type of the other side of a contrast ("whereas …"): emergent → implicit pole
     contrast_types: dict[str, str] = Field(default_factory=dict)
     # node type of what follows the verb when two or more vocabulary/noun items are its subject

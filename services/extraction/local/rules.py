@@ -1,7 +1,8 @@
 """Rules that add candidates the cues alone miss, each switched on by a lexicon key.
 
 * the bare side of a causal connective takes the next type up (or down) from the other side;
-* `question_types`: the interviewer's question types the answer's predicate-like items;
+* `question_types`: the interviewer's question types the answer's predicate-like items (with
+  `question_types_override_cues: false`, only those no cue of their own typed);
 * `property_type`: the subject of "<noun phrase> is <adjective>";
 * `pair_subject_type`: what two items named together share ("A and B are easy to browse");
 * `contrast_types`: the other side of "A whereas B" is A's counterpart type;
@@ -281,7 +282,9 @@ def question_typed(
     if node_type is None:
         return []
     for c in cands:
-        if not c.from_noun and not c.source.startswith("phrase:"):
+        if c.from_noun or c.source.startswith("phrase:"):
+            continue
+        if lex.spec.question_types_override_cues or not _typed_by_cue(c):
             c.node_type = node_type
     used = {c.clause for c in cands if not c.from_noun}
     out: list[Candidate] = []
@@ -292,6 +295,16 @@ def question_typed(
         if cand is not None:
             out.append(cand)
     return out
+
+
+def _typed_by_cue(cand: Candidate) -> bool:
+    """Whether a cue of its own type found `cand` ("{i was readmitted}": an outcome, whatever the
+    question asked); a weak cue's type yields to the question's."""
+    mode = cand.source.split(":", 1)[0]
+    return mode in _CUE_MODES and not cand.weak
+
+
+_CUE_MODES = frozenset({"after", "before", "clause", "chunk_after"})
 
 
 # Subordinators of time that make "<noun phrase> is <adjective>" a circumstance ("when the carriage is

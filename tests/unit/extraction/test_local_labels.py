@@ -552,3 +552,23 @@ async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: Extracti
     assert await actors("I think that was because they treated me as part of the team.") == {"team"}
     assert await actors("The rest of the staff were lovely.") == {"staff"}
     assert await actors("A member of staff phoned me.") == {"member of staff"}  # a person: whole
+
+
+async def test_an_incident_question_does_not_retype_what_a_cue_typed(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "why do you think …?" made every item an attribution, and the stated reason then linked to
+    # "was readmitted within a week" as a lesson ("teaches"), so the interviewer confirmed a
+    # readmission as what the respondent took from it
+    result = await _extract(
+        offline_engine,
+        "I mixed up the morning and evening tablets, so I was readmitted within a week, and I think that"
+        " was because nobody owned the discharge.",
+        "critical_incident",
+        question="Why do you think the time after your hip operation turned out the way it did?",
+    )
+    types = {c.label: c.node_type for c in result.concepts}
+    assert types["was readmitted within a week"] == "outcome", types
+    assert "learning" not in types.values(), types
+    edges = {(e.source_label, e.edge_type, e.target_label) for e in result.relationships}
+    assert ("was readmitted within a week", "attributed_to", "nobody owned the discharge") in edges, edges
