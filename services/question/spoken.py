@@ -158,7 +158,7 @@ class SpokenLabels:
         verb_at = self._subject_clause(words)
         if verb_at is None:
             return None
-        article = ["the"] if words[0] not in en.DETERMINERS and self._is_common_noun(words[0]) else []
+        article = ["the"] if self._drops_article(words) else []
         return _join([*article, *self._in_past(words, verb_at)], names)
 
     def _in_past(self, words: list[str], v: int) -> list[str]:
@@ -256,7 +256,7 @@ class SpokenLabels:
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
-            article = ["the"] if words[0] not in en.DETERMINERS and self._is_common_noun(words[0]) else []
+            article = ["the"] if self._drops_article(words) else []
             return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
         return self._being(words)
 
@@ -273,6 +273,16 @@ class SpokenLabels:
         ):
             i += 1
         return i
+
+    def _drops_article(self, words: list[str]) -> bool:
+        """Whether the subject that opens `words` is a role or thing whose article the label dropped
+        ("driver turns up" -> "the driver", "booking just fell" -> "the booking"); a doing with its
+        own object ("making coffee at home was cheaper") takes none."""
+        first = words[0]
+        if first in en.DETERMINERS or not self._is_common_noun(first):
+            return False
+        doing = first.endswith("ing") and self._forms.is_verb_form(first)
+        return not (doing and len(words) > 1 and words[1] not in en.MID_ADVERBS | en.BE)
 
     def _is_common_noun(self, word: str) -> bool:
         return word not in en.NO_ARTICLE and (word in en.NEWER_NOUNS or self._forms.is_noun_form(word))
@@ -405,6 +415,10 @@ class SpokenLabels:
         if not forms.verbs:
             return None
         start = 1 if words[0] in en.DETERMINERS else 0
+        if words[0].endswith("ing") and forms.is_verb_form(words[0]):
+            later = self._verb_after_gerund(words)
+            if later is not None:
+                return later  # "waiting at the café took too long": a doing as the subject
         v = self._past_adverbs(words, start + 1)
         if len(words) == v + 1 and v > start + 1 and words[v].endswith("ed"):
             # "the family really helped": a verb at the end, after an adverb, ends a clause
@@ -424,6 +438,21 @@ class SpokenLabels:
         # an irregular past ("had", "fell", "took"); a participle ("slots gone by tuesday") describes
         past = forms.verb_lemma(verb) != verb and not verb.endswith("en") and verb not in en.PARTICIPLE_ONLY
         return v if past else None
+
+    def _verb_after_gerund(self, words: list[str]) -> int | None:
+        """Where a gerund subject's past verb is, after the subject's own words and before more
+        ("waiting at the café | took | too long"), if there is one."""
+        forms = self._forms
+        for i in range(2, len(words) - 1):
+            word = words[i]
+            if word in en.BE and word not in {"be", "being"}:
+                return i
+            irregular = forms.verb_lemma(word) != word and not word.endswith(("en", "ing", "s"))
+            regular = word.endswith("ed") and forms.is_verb_form(word) and word not in forms.adjectives
+            after_object = words[i - 1] not in en.DETERMINERS | en.STATE_LINKS | en.PRONOUNS.keys()
+            if after_object and word not in en.PARTICIPLE_ONLY and (irregular or regular):
+                return i
+        return None
 
 
 def _second_person(label: str) -> tuple[list[str], dict[str, str], list[str]]:

@@ -371,8 +371,10 @@ def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
     second = doc[idx[1]].lower_
     if second in _SUBJECTS:
         return True
-    # a subject of the respondent's own ("my dad", "the nurse") with its verb close behind
-    return second in _CLAUSE_OPENERS and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:5])
+    # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café") with its
+    # verb close behind
+    opens = second in _CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
+    return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:6])
 
 
 def _word_count(doc: Doc, idx: list[int]) -> int:

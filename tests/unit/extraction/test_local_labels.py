@@ -572,3 +572,14 @@ async def test_an_incident_question_does_not_retype_what_a_cue_typed(
     assert "learning" not in types.values(), types
     edges = {(e.source_label, e.edge_type, e.target_label) for e in result.relationships}
     assert ("was readmitted within a week", "attributed_to", "nobody owned the discharge") in edges, edges
+
+
+async def test_realised_before_a_gerund_subject_is_a_hedge(offline_engine: ExtractionEngine) -> None:
+    # "realised waiting at the café took" (too long): the hedge stayed, and the length cap cut the end
+    labels = await _labels(
+        offline_engine,
+        "I missed my train twice in one week, and because of that I realised waiting at the café took"
+        " too long.",
+        question="What was going wrong?",
+    )
+    assert "waiting at the café took too long" in labels, labels

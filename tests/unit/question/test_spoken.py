@@ -104,6 +104,9 @@ def test_past_tense(verb: str, past: str) -> None:
         ("pharmacy had a huge backlog", "the pharmacy having a huge backlog"),
         ("booking just fell between two teams", "the booking just falling between two teams"),
         ("the family really helped", "the family really helping"),
+        # a doing with its own object as the subject: no article before it
+        ("waiting at the café took too long", "waiting at the café taking too long"),
+        ("making coffee at home was cheaper", "making coffee at home being cheaper"),
         # after a frequency adverb, an adjective before a preposition (or alone) is a state
         ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
         ("usually calm", "usually being calm"),
@@ -314,6 +317,7 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         # a subject of several words before "are"
         ("good slots are gone by sunday night", "good slots were gone by sunday night"),
         ("January and the hospital was full", "January and the hospital was full"),  # a name leads it
+        ("waiting at the café took too long", "waiting at the café took too long"),  # a doing leads it
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("feels made for me", None),  # a doing: "feels" is not its subject
