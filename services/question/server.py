@@ -7,8 +7,9 @@ from services.question.prompts import PromptBuilder
 from services.question.rationale import RationaleBuilder
 from services.question.servicer import QuestionServicer
 from services.question.settings import QuestionSettings
-from services.question.spoken import SpokenLabels, WordForms
+from services.question.spoken import SpokenLabels
 from services.question.validation import MethodologySource
+from services.question.wordforms import WordForms
 from shared.gen.interview.question.v1 import question_pb2, question_pb2_grpc
 from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.llm.base import LLMClient

@@ -8,7 +8,8 @@ import pytest
 
 from services.question.models import ConceptBrief, FocusNode, FollowUpRequest, GraphDigest
 from services.question.offline import FollowUpComposer
-from services.question.spoken import SpokenLabels, WordForms
+from services.question.spoken import SpokenLabels
+from services.question.wordforms import WordForms
 from shared.methodology import MethodologyRegistry
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"

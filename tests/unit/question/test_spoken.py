@@ -6,46 +6,9 @@ import pytest
 
 from services.question.models import FocusNode
 from services.question.offline import FollowUpComposer
-from services.question.spoken import SpokenLabels, gerund, past_tense
+from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
 from tests.unit.question.conftest import asked_over_turns, follow_up
-
-
-@pytest.mark.parametrize(
-    ("verb", "ing"),
-    [
-        ("have", "having"),
-        ("get", "getting"),
-        ("lie", "lying"),
-        ("see", "seeing"),
-        ("wait", "waiting"),
-        ("plan", "planning"),
-        ("forget", "forgetting"),
-        ("open", "opening"),
-        ("be", "being"),
-        ("fix", "fixing"),
-    ],
-)
-def test_gerund(verb: str, ing: str) -> None:
-    assert gerund(verb) == ing
-
-
-@pytest.mark.parametrize(
-    ("verb", "past"),
-    [
-        ("arrive", "arrived"),
-        ("stop", "stopped"),
-        ("carry", "carried"),
-        ("play", "played"),
-        ("visit", "visited"),
-        ("forget", "forgot"),
-        ("admit", "admitted"),
-        ("come", "came"),
-        ("turn", "turned"),
-    ],
-)
-def test_past_tense(verb: str, past: str) -> None:
-    assert past_tense(verb) == past
 
 
 @pytest.mark.parametrize(
