@@ -7,14 +7,8 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.segment import (
-    AFTER_VERBS,
-    TIME_NOUNS,
-    Clause,
-    is_time_adverb,
-    shape_label,
-    strip_frames,
-)
+from services.extraction.local.labels import AFTER_VERBS, TIME_NOUNS, is_time_adverb, shape_label
+from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 
 _MODE_CONFIDENCE = {

@@ -18,8 +18,9 @@ from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.cues import CueLexicon
+from services.extraction.local.labels import MAX_LABEL_WORDS, shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint
-from services.extraction.local.segment import MAX_LABEL_WORDS, Clause, shape_label, strip_frames
+from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
 

@@ -1,0 +1,427 @@
+"""Label shaping for the offline extractor: which words of a candidate's span make its label.
+
+The span a cue or rule finds is trimmed at both ends (articles, auxiliaries, hedges, dangling
+prepositions) and cut to `MAX_LABEL_WORDS`, without breaking the phrases that carry its meaning: a
+time phrase ("the week after"), a phrasal verb ("turned up"), an object the verb needs ("made for
+me", "take care of myself"), a relative clause (kept whole or left out).
+"""
+
+from __future__ import annotations
+
+from spacy.tokens import Doc
+
+from services.extraction.local.segment import SUBJECTS as _SUBJECTS
+
+_LEAD_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SPACE", "PART"})
+_LEAD_DROP = frozenset(
+    {
+        "i",
+        "we",
+        "they",
+        "it",
+        "he",
+        "she",
+        "you",
+        "me",
+        "us",
+        "them",
+        "that",
+        "which",
+        "who",
+        "there",
+        "this",
+        "really",
+        "just",
+        "also",
+        "mainly",
+        "mostly",
+        "probably",
+        "usually",
+        "basically",
+        "actually",
+        "honestly",
+        "then",
+        "first",
+        "so",
+        "well",
+        "still",
+        "even",
+        "kind",
+        "sort",
+        "of",
+        "like",
+        "too",
+        "very",
+        "all",
+        "quite",
+        "pretty",
+        "simply",
+        "definitely",
+        "maybe",
+        "perhaps",
+        "now",
+        "my",
+        "your",
+        "our",
+        "their",
+        "his",
+        "its",
+        "her",
+        # "Again, like I said, waiting six hours …": a respondent's restating lead-in
+        "again",
+        "said",
+    }
+)
+_TRAIL_DROP = frozenset(
+    {
+        "really",
+        "too",
+        "again",
+        "honestly",
+        "anyway",
+        "though",
+        "actually",
+        "basically",
+        "now",
+        "then",
+        "there",
+        "here",
+        "lately",
+        "either",
+        "as",
+        "well",
+        "me",
+        "for",
+        "to",
+        "at",
+        "all",
+        "of",
+        "in",
+        "on",
+        "it",
+        "them",
+        "that",
+        "so",
+        "much",
+        "very",
+        "with",
+        "by",
+        "about",
+        "from",
+        "myself",
+        "these",
+        "days",
+        # a label cut short must not end on a dangling possessive or comparison
+        "my",
+        "your",
+        "his",
+        "her",
+        "their",
+        "our",
+        "rather",
+        "than",
+        # an adverb left at the end when the clause it led into was cut off ("focus even | when …")
+        "even",
+        "just",
+        "still",
+    }
+)
+_TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
+MAX_LABEL_WORDS = 7
+# Verbs that take "after" as their own particle ("look after", "take after"), not as a time clause.
+AFTER_VERBS = frozenset({"look", "take"})
+# Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
+_PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
+# Pronouns that open a relative clause ("that" also opens a complement: not among them).
+_RELATIVES = frozenset({"who", "whom", "whose", "which"})
+# What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
+# "a week | later"); another preposition ("slot | for tuesday"), a verb or punctuation after a cut
+# starts a phrase of its own.
+_PHRASE_GOES_ON = frozenset({"NOUN", "PROPN", "NUM"})
+_WORDS_GO_ON = frozenset({"of", "later", "earlier", "ago"})
+# Words of place or part that say nothing without their "of …" ("in the middle | of a shift")
+_NEEDS_OF = frozenset(
+    {
+        "middle",
+        "end",
+        "start",
+        "beginning",
+        "rest",
+        "part",
+        "top",
+        "bottom",
+        "side",
+        "front",
+        "back",
+        "half",
+        "most",
+        "lot",
+        "bit",
+        "kind",
+        "sort",
+        "couple",
+        "number",
+        "edge",
+        "centre",
+        "center",
+        "all",
+        "some",
+    }
+)
+# The auxiliary a passive label keeps ("was told at the ward round", "be seen as reliable")
+_PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
+# Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
+# energy crashed"): the clause is the item
+_HEDGE_VERBS = frozenset(
+    {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
+)
+_CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
+_TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
+TIME_NOUNS = frozenset(
+    {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
+)
+
+
+def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
+    """A short lower-case label from tokens `indices` (sorted), edges trimmed; None if empty.
+
+    Returns the label and the token indices it kept (for the quote span).
+    """
+    idx = sorted(set(indices))
+    while idx and (
+        (
+            (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
+            and not _keep_lead(doc, idx)
+        )
+        # "(I) guess I try to get a slot", "(I) think my dad was going home": a hedge before a
+        # clause of its own is not part of it
+        or _hedge_before_clause(doc, idx)
+        # "(that's) about standing on my own feet": the doing is the item
+        or (len(idx) > 1 and doc[idx[0]].lower_ == "about" and doc[idx[1]].lower_.endswith("ing"))
+    ):
+        idx.pop(0)
+    untrimmed = len(idx)
+    idx = _trim_trailing(doc, idx)
+    if len(idx) < untrimmed:
+        # "(it was the) discharge nurse who was dealing (with it)": a relative clause that lost its
+        # end goes whole
+        idx = _before_relative(doc, idx, 1)
+    if _word_count(doc, idx) > MAX_LABEL_WORDS and doc[idx[0]].lower_ in _PASSIVE_AUX:
+        # a label too long anyway gives up its passive "was" first ("(being) discharged after his
+        # heart failure got worse" rather than "… heart failure got")
+        idx.pop(0)
+    if _word_count(doc, idx) > MAX_LABEL_WORDS:
+        whole = list(idx)
+        while _word_count(doc, idx) > MAX_LABEL_WORDS:
+            idx.pop()
+        idx = _trim_trailing(doc, idx)
+        # cut mid-phrase ("want a proper …"): end on the last noun, verb or number instead
+        while (
+            len(idx) > 2
+            and doc[idx[-1]].pos_ in {"ADJ", "DET", "PRON", "ADP", "ADV"}
+            and not _particle_of_verb(doc, idx)
+        ):
+            idx.pop()
+        # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
+        # "rushed through my medication in two | minutes"): end before its preposition or article
+        cut = next((i for i in whole if idx and i > idx[-1]), None)
+        # ("gave me a written list | of the doses" keeps its list: "of" binds only a word of place or
+        # part, "the middle | of a shift")
+        broke = cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)
+        if broke and cut is not None and doc[cut].lower_ == "of" and doc[idx[-1]].lower_ not in _NEEDS_OF:
+            broke = False
+        if broke:
+            opener = max((n for n in range(2, len(idx)) if doc[idx[n]].pos_ in {"ADP", "DET"}), default=None)
+            if opener is not None:
+                idx = idx[:opener]
+        # a relative clause the cut broke goes whole ("feel like a grown-up who looks | after
+        # herself"): the label ends on the noun it describes
+        idx = _trim_trailing(doc, _before_relative(doc, idx, 2))
+    if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
+        return None
+    parts: list[str] = []
+    for n, i in enumerate(idx):
+        tok = doc[i]
+        joined = n > 0 and idx[n - 1] == i - 1 and not doc[i - 1].whitespace_
+        parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
+    label = "".join(parts).replace("’", "'").strip()
+    return label, idx
+
+
+def _before_relative(doc: Doc, idx: list[int], first: int) -> list[int]:
+    """`idx` up to its first relative pronoun at position `first` or later (all of it if none)."""
+    relative = next((n for n in range(first, len(idx)) if doc[idx[n]].lower_ in _RELATIVES), None)
+    return idx if relative is None else idx[:relative]
+
+
+def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
+    if len(idx) < 3 or doc[idx[0]].lower_ not in _HEDGE_VERBS:
+        return False
+    second = doc[idx[1]].lower_
+    if second in _SUBJECTS:
+        return True
+    # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café") with its
+    # verb close behind
+    opens = second in _CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
+    return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:6])
+
+
+def _word_count(doc: Doc, idx: list[int]) -> int:
+    """Words as written: "don't" (do + n't) is one word."""
+    return sum(1 for n, i in enumerate(idx) if n == 0 or idx[n - 1] != i - 1 or doc[i - 1].whitespace_)
+
+
+def _keep_lead(doc: Doc, idx: list[int]) -> bool:
+    # "no way to add items", "don't have to charge": a leading negation carries the meaning
+    first = doc[idx[0]].lower_
+    if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
+        return True
+    if first in _PASSIVE_AUX and len(idx) > 2 and _passive_participle(doc, idx[1]):
+        return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
+    if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
+        return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
+    return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
+
+
+def _passive_participle(doc: Doc, i: int) -> bool:
+    word = doc[i].lower_
+    return doc[i].pos_ in {"VERB", "ADJ"} and (word.endswith("ed") or word in _IRREGULAR_PARTICIPLES)
+
+
+def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
+    idx = list(idx)
+    while idx and (
+        doc[idx[-1]].pos_ in _TRAIL_DROP_POS
+        or doc[idx[-1]].lower_ in _TRAIL_DROP
+        or _trailing_hedge(doc, idx)
+    ):
+        if (
+            doc[idx[-1]].lower_ in {"not", "n't"}
+            or doc[idx[-1]].like_num
+            or _ends_time_phrase(doc, idx)
+            or _object_of_second_verb(doc, idx)
+            or _object_me(doc, idx)
+            or _reflexive_object(doc, idx)
+            or _particle_of_verb(doc, idx)
+            or _amount_of_verb(doc, idx)
+        ):
+            break
+        idx.pop()
+    return idx
+
+
+# Past participles the lookup tagger reads as adjectives that are not formed with "-ed".
+_IRREGULAR_PARTICIPLES = frozenset(
+    {
+        "known",
+        "made",
+        "meant",
+        "built",
+        "done",
+        "chosen",
+        "written",
+        "picked",
+        "told",
+        "given",
+        "sent",
+        "kept",
+        "left",
+        "taken",
+        "shown",
+        "brought",
+        "seen",
+        "put",
+        "sold",
+    }
+)
+
+
+def _object_me(doc: Doc, idx: list[int]) -> bool:
+    # "it feels made for me", "nobody told me", "it works for me": the respondent as the object of a
+    # verb or participle completes it (without it "feels made" dangles); "easier for me" drops it
+    if len(idx) < 2 or doc[idx[-1]].lower_ != "me" or idx[-2] != idx[-1] - 1:
+        return False
+    head = idx[-2]
+    if doc[head].lower_ in {"for", "to"}:
+        if len(idx) < 3 or idx[-3] != head - 1:
+            return False
+        head = idx[-3]
+    word = doc[head].lower_
+    if doc[head].pos_ == "VERB":
+        return True
+    return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+
+
+def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "transport never turned up", "picked him up", "feel looked after": the particle is part of the
+    # verb (without it "never turned" says something else); "waited for" or "went to" lost their
+    # object instead
+    if len(idx) < 2 or idx[-2] != idx[-1] - 1:
+        return False
+    before = idx[-2]
+    if doc[idx[-1]].lower_ == "after":
+        return doc[before].lemma_.lower() in AFTER_VERBS  # the tagger reads "looked" as a noun
+    if doc[idx[-1]].lower_ not in _PARTICLES:
+        return False
+    if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
+        before = idx[-3]  # "picked him up", "set it up"
+    return doc[before].pos_ == "VERB"
+
+
+def _reflexive_object(doc: Doc, idx: list[int]) -> bool:
+    # "take care of myself", "looks after herself": the reflexive is what the preposition takes
+    # (without it "take care of" dangles); "I did it myself" only stresses who did it
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_.endswith(("self", "selves"))
+        and idx[-2] == idx[-1] - 1
+        and doc[idx[-2]].pos_ == "ADP"
+    )
+
+
+def _trailing_hedge(doc: Doc, idx: list[int]) -> bool:
+    # "the delivery arrives on tuesday evening, sort (of)": a hedge after the item, "of" already cut
+    i = idx[-1]
+    return (
+        doc[i].lower_ in {"sort", "kind"}
+        and i + 1 < len(doc)
+        and doc[i + 1].lower_ == "of"
+        and (i + 2 == len(doc) or doc[i + 2].is_punct)
+    )
+
+
+def _amount_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "spending too much", "worked so much": the amount is what went wrong (bare "spending" is not)
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_ in {"much", "many"}
+        and doc[idx[-2]].lower_ in {"too", "so"}
+        and doc[idx[-3]].pos_ == "VERB"
+    )
+
+
+def _object_of_second_verb(doc: Doc, idx: list[int]) -> bool:
+    # "copy last week's order and tweak it": without "it", "and tweak" dangles (a word between
+    # "and" and "it" is a verb, whatever the lookup tagger says)
+    return (
+        len(idx) > 2
+        and doc[idx[-1]].lower_ in {"it", "them"}
+        and doc[idx[-2]].is_alpha
+        and doc[idx[-3]].lower_ == "and"
+    )
+
+
+def _ends_time_phrase(doc: Doc, idx: list[int]) -> bool:
+    return len(idx) > 1 and idx[-2] == idx[-1] - 1 and is_time_adverb(doc, idx[-1])
+
+
+def is_time_adverb(doc: Doc, i: int) -> bool:
+    """Whether token `i` closes a time phrase ("the week after", "a year ago"): a label keeps it,
+    where "after" or "before" would otherwise start a new clause ("after I got home")."""
+    nxt = doc[i + 1] if i + 1 < len(doc) else None
+    return (
+        doc[i].lower_ in _TIME_ADVERBS
+        and i > 0
+        and doc[i - 1].lemma_.lower() in TIME_NOUNS
+        and (nxt is None or nxt.is_punct or nxt.pos_ == "CCONJ")
+    )
