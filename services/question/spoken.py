@@ -54,8 +54,8 @@ class SpokenLabels:
         forms = self._forms
         if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
             return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
-        if len(words) < 2 or words[0] in en.NOT_PERSONS:
-            return None
+        if len(words) < 2 or words[0] in en.NOT_PERSONS | en.BE:
+            return None  # "was told at the ward round" has no subject to say
         be = self._be_after_subject(words)
         if be is not None:
             # a subject of several words, names too: "when good slots were gone by sunday night",
@@ -335,6 +335,12 @@ class SpokenLabels:
             later = self._verb_after_gerund(words)
             if later is not None:
                 return later  # "waiting at the café took too long": a doing as the subject
+        if (
+            len(words) > start + 3
+            and forms.is_noun_form(words[start + 1])
+            and words[start + 2] in en.MID_ADVERBS
+        ):
+            start += 1  # a subject of two nouns before an adverb: "hospital transport never turned up"
         v = self._past_adverbs(words, start + 1)
         if len(words) == v + 1 and v > start + 1 and words[v].endswith("ed"):
             # "the family really helped": a verb at the end, after an adverb, ends a clause

@@ -67,6 +67,7 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("pharmacy had a huge backlog", "the pharmacy having a huge backlog"),
         ("booking just fell between two teams", "the booking just falling between two teams"),
         ("the family really helped", "the family really helping"),
+        ("hospital transport never turned up", "the hospital transport never turning up"),  # two nouns
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
@@ -284,6 +285,8 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("feels made for me", None),  # a doing: "feels" is not its subject
+        ("was told at the morning ward round", None),  # a passive with no subject: not "the was told"
+        ("hospital transport never turned up", "the hospital transport never turned up"),
         ("it was full", None),
         ("long battery life", None),
     ],
