@@ -327,6 +327,8 @@ PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", 
 MID_ADVERBS = frozenset(
     {"just", "really", "still", "also", "actually", "only", "even", "always", "never", "often"}
 )
+# Words that end a "no …" label about what was not there ("no evening slots left")
+NONE_LEFT = frozenset({"left", "available", "anywhere", "free"})
 # Irregular participles that are never a simple past
 PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
 # Subjects that stand for a thing or a clause, not a person ("it was full", "that helped")

@@ -56,6 +56,9 @@ class SpokenLabels:
             return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
         if len(words) < 2 or words[0] in en.NOT_PERSONS | en.BE:
             return None  # "was told at the ward round" has no subject to say
+        if _none_left(words):
+            verb = "were" if words[-2].endswith("s") else "was"
+            return _join(["there", verb, *words], names)  # "when there were no evening slots left"
         be = self._be_after_subject(words)
         if be is not None:
             # a subject of several words, names too: "when good slots were gone by sunday night",
@@ -135,6 +138,8 @@ class SpokenLabels:
             return [first, self._ing(nxt), *rest[1:]]
         if first == "never" and nxt and self._verb_here(nxt, rest[1:2]):
             return ["never", self._ing(nxt), *rest[1:]]
+        if _none_left(words):
+            return ["there", "being", *words]  # "no evening slots left": a state of things
         if first in en.CAN and nxt and self._verb_here(nxt, rest[1:2]):
             return ["being", "able", "to", *rest]
         if first in en.CANNOT and nxt:
@@ -375,6 +380,11 @@ class SpokenLabels:
             if after_object and word not in en.PARTICIPLE_ONLY and (irregular or regular):
                 return i
         return None
+
+
+def _none_left(words: list[str]) -> bool:
+    """ "no evening slots left", "no beds anywhere": that nothing was there, said with "there"."""
+    return len(words) > 2 and words[0] == "no" and words[-1] in en.NONE_LEFT
 
 
 def _second_person(label: str) -> tuple[list[str], dict[str, str], list[str]]:

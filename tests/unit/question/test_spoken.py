@@ -68,6 +68,7 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("booking just fell between two teams", "the booking just falling between two teams"),
         ("the family really helped", "the family really helping"),
         ("hospital transport never turned up", "the hospital transport never turning up"),  # two nouns
+        ("no evening slots left", "there being no evening slots left"),  # what was not there
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
@@ -100,6 +101,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("well paid job", "well paid job"),  # "well" is not a form of "good" here
         ("pharmacist based on the ward", "pharmacist based on the ward"),  # not "the pharmacist basing …"
         ("easy to find something", "easy to find something"),  # its subject is elsewhere: no "being"
+        ("no adverts", "no adverts"),  # a pole, not what was missing
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -287,6 +289,8 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("feels made for me", None),  # a doing: "feels" is not its subject
         ("was told at the morning ward round", None),  # a passive with no subject: not "the was told"
         ("hospital transport never turned up", "the hospital transport never turned up"),
+        ("no evening slots left", "there were no evening slots left"),
+        ("no bed available", "there was no bed available"),
         ("it was full", None),
         ("long battery life", None),
     ],
@@ -312,3 +316,13 @@ def test_an_attribute_opening_with_a_past_form_is_a_property(
     # a past doing of another kind is still said back as one ("bought a hand grinder")
     doing = asked("bought a hand grinder", "functional_consequence")
     assert any("buying a hand grinder" in q for q in doing), doing
+
+
+def test_what_was_not_there_is_asked_about_with_there(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What were you expecting at no evening slots left?"
+    focus = FocusNode(node_id="t", label="no evening slots left", node_type="touchpoint")
+    asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
+    assert any("when there were no evening slots left" in q for q in asked), asked
+    assert not any("at no evening" in q or "made there being" in q for q in asked), asked
