@@ -276,6 +276,9 @@ STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
 # "back" before these is a place one is in again ("back home", "back on the ward")
 BACK_TO = {"home", "on", "in", "at", "to", "into"}
 # Participles that only ever describe ("based on the ward"): never said back as a doing
+# Words after "home" that make it a place one is at ("home by lunchtime", "home before noon"), not a
+# noun's modifier ("home delivery")
+HOME_BY = frozenset({"by", "before", "after", "at", "in", "on", "early", "safely", "again"})
 STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
 # Common nouns the lookup tables lack (newer words, accented and British spellings).
 NEWER_NOUNS = {

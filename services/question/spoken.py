@@ -158,7 +158,9 @@ class SpokenLabels:
             # to find something" has its subject elsewhere and stays
             return ["being", *words]
         if (
-            first in en.STATE_PREPOSITIONS | en.STATIVE_PARTICIPLES or (first == "back" and nxt in en.BACK_TO)
+            first in en.STATE_PREPOSITIONS | en.STATIVE_PARTICIPLES
+            or (first == "back" and nxt in en.BACK_TO)
+            or (first == "home" and nxt in en.HOME_BY)
         ) and rest:
             # "at my kitchen table" -> "being at your kitchen table", "back home before noon" ->
             # "being back home before noon" (not the doing "backing")

@@ -255,6 +255,10 @@ class CandidateFinder:
             )
             if part_of is not None:
                 region = doc[part_of + 1 : region.end]
+            # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
+            verb = next((i for i in range(m.end, region.end) if _verb_like(doc[i])), None)
+            if verb is not None:
+                region = doc[region.start : verb]
             return self._make(
                 doc,
                 clause,
@@ -416,6 +420,12 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
             break  # "... and ended up back in hospital", "... and the ward was short-staffed"
         end += 1
     return end
+
+
+def _verb_like(tok: Token) -> bool:
+    """A verb, or a verb's -ing form the lookup tagger read as an adjective ("dad going home")."""
+    word = tok.lower_
+    return tok.pos_ in {"VERB", "AUX"} or (word.endswith("ing") and tok.lemma_.lower() != word)
 
 
 def _particle(doc: Doc, i: int, start: int) -> bool:

@@ -552,6 +552,10 @@ async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: Extracti
     assert await actors("I think that was because they treated me as part of the team.") == {"team"}
     assert await actors("The rest of the staff were lovely.") == {"staff"}
     assert await actors("A member of staff phoned me.") == {"member of staff"}  # a person: whole
+    # "dad going home" (the tagger reads "going" as an adjective): the person, not what he did
+    assert await actors("For me it always comes back to dad going home after heart failure admission.") == {
+        "dad"
+    }
 
 
 async def test_an_incident_question_does_not_retype_what_a_cue_typed(

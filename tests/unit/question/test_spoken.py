@@ -60,6 +60,7 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         # being somewhere again, or placed somewhere, is a state, not "backing" or "basing"
         ("back home before noon", "being back home before noon"),
         ("back on the respiratory ward", "being back on the respiratory ward"),
+        ("home by lunchtime", "being home by lunchtime"),
         ("based on the ward", "being based on the ward"),
         ("was told at the morning ward round", "being told at the morning ward round"),
         # an adverb between subject and verb, an irregular past, a gerund subject with a verb of its own
@@ -102,6 +103,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("pharmacist based on the ward", "pharmacist based on the ward"),  # not "the pharmacist basing …"
         ("easy to find something", "easy to find something"),  # its subject is elsewhere: no "being"
         ("no adverts", "no adverts"),  # a pole, not what was missing
+        ("home delivery", "home delivery"),  # "home" names the kind of delivery
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
