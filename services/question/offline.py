@@ -306,9 +306,9 @@ class FollowUpComposer:
         if self._doing:
             place, clause = "place" in values, "clause" in values
             templates = [x for t in templates if (x := for_doing(t, place=place, clause=clause)) is not None]
-            if values.get("focus", "").startswith("there being "):
-                # what was not there is no thing to make right: "what would have made there being no
-                # evening slots left right for you?"
+            if values.get("focus", "").startswith(("there being ", "being ")):
+                # a state is no thing to make right: "what would have made being furious (there
+                # being no evening slots left) right for you?"
                 templates = [t for t in templates if "made {focus}" not in t]
         elif self._preposition is not None:
             templates = [

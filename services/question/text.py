@@ -72,7 +72,29 @@ def topic_kind(topic: str) -> str:
 
 
 # Words that end a noun phrase's head: a relative clause or a prepositional phrase follows.
-_AFTER_HEAD = frozenset({"that", "which", "who", "of", "for", "with", "in", "on", "at", "from", "by", "to"})
+_AFTER_HEAD = frozenset(
+    {
+        "that",
+        "which",
+        "who",
+        "of",
+        "for",
+        "with",
+        "in",
+        "on",
+        "at",
+        "from",
+        "by",
+        "to",
+        "between",
+        "during",
+        "before",
+        "after",
+        "about",
+        "without",
+        "like",
+    }
+)
 
 
 def head_words(phrase: str) -> list[str]:

@@ -256,6 +256,7 @@ def test_agreement_and_chains() -> None:
     # the head decides, not the last word
     assert not is_plural("energy that lasts") and not is_plural("price of apples")
     assert is_plural("bags of shopping") and is_plural("drivers who call ahead")
+    assert not is_plural("little ritual between meetings") and not is_plural("a break during shifts")
     assert render_chain(["a feature", "a benefit", "a value"], "means_end_chain") == (
         "a feature leads to a benefit, and that leads to a value"
     )
@@ -651,3 +652,12 @@ def test_a_plural_focus_takes_plural_verbs(methodologies: MethodologyRegistry, m
     assert len(asked) > 20, asked
     wrong = re.compile(r"energy drinks (is|was|has|does|plays|matters|means)\b")
     assert not [q for q in asked if wrong.search(q)], sorted(q for q in asked if wrong.search(q))
+
+
+def test_a_state_is_not_made_right(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:
+    # "What would have made being furious right for you?"
+    for label, node_type in (("furious", "emotion"), ("at the weekend", "stage")):
+        focus = FocusNode(node_id="s", label=label, node_type=node_type)
+        asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
+        assert len(asked) >= 2, asked
+        assert not any("made being" in q for q in asked), asked
