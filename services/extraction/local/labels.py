@@ -303,6 +303,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or _object_me(doc, idx)
             or _reflexive_object(doc, idx)
             or _particle_of_verb(doc, idx)
+            or _counted_time(doc, idx)
             or _amount_of_verb(doc, idx)
         ):
             break
@@ -366,6 +367,16 @@ def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
         before = idx[-3]  # "picked him up", "set it up"
     return doc[before].pos_ == "VERB"
+
+
+def _counted_time(doc: Doc, idx: list[int]) -> bool:
+    # "after ten days", "for two hours": a counted stretch of time ("(these) days" alone is filler)
+    return (
+        len(idx) > 1
+        and idx[-2] == idx[-1] - 1
+        and doc[idx[-2]].like_num
+        and doc[idx[-1]].lemma_.lower() in TIME_NOUNS
+    )
 
 
 def _reflexive_object(doc: Doc, idx: list[int]) -> bool:

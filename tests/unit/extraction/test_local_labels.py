@@ -339,7 +339,9 @@ async def test_a_hedge_before_a_subject_of_the_respondents_own_is_dropped(
         " discharge nurse phoned me the day before he came home.",
         "critical_incident",
     )
-    assert "dad was going home" in labels and not any(label.startswith("think") for label in labels), labels
+    # (with its counted time: "after ten | days" is not cut before its unit)
+    assert "dad was going home after ten days" in labels, labels
+    assert not any(label.startswith("think") for label in labels), labels
 
 
 async def test_a_passive_keeps_its_was(offline_engine: ExtractionEngine) -> None:
@@ -587,3 +589,13 @@ async def test_realised_before_a_gerund_subject_is_a_hedge(offline_engine: Extra
         question="What was going wrong?",
     )
     assert "waiting at the café took too long" in labels, labels
+
+
+async def test_a_counted_stretch_of_time_keeps_its_unit(offline_engine: ExtractionEngine) -> None:
+    # "going home after ten" (days): "days" was dropped as the filler of "these days"
+    labels = await _labels(
+        offline_engine,
+        "My dad was going home after ten days with heart failure, which meant the discharge nurse phoned me.",
+        "critical_incident",
+    )
+    assert "going home after ten days" in labels, labels
