@@ -599,3 +599,14 @@ async def test_a_counted_stretch_of_time_keeps_its_unit(offline_engine: Extracti
         "critical_incident",
     )
     assert "going home after ten days" in labels, labels
+
+
+async def test_the_ward_nurse_is_a_person_not_a_situation(offline_engine: ExtractionEngine) -> None:
+    # the situation cue "the ward" took "ward nurse", asked back as "what made ward nurse work?"
+    result = await _extract(
+        offline_engine, "The ward nurse went through all my tablets with me.", "critical_incident"
+    )
+    assert ("actor", "ward nurse") in {(c.node_type, c.label) for c in result.concepts}, result.concepts
+    # the ward itself as the setting still is one
+    setting = await _extract(offline_engine, "The ward had no beds.", "critical_incident")
+    assert ("situation", "ward had no beds") in {(c.node_type, c.label) for c in setting.concepts}
