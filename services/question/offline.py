@@ -253,7 +253,15 @@ class FollowUpComposer:
             shift = self._seed % len(recent)
             recent = recent[shift:] + recent[:shift]
         chained = [x for x in req.graph_summary.longest_chain_labels if x.lower() not in named]
-        summary = join_labels([self._say(x) for x in [*recent, *chained]], 3)
+        said = [self._spoken.say(x) for x in [*recent, *chained]]
+        if tpl.method_key(self._methodology.name) in _SEQUENCE_CHAINS:
+            # a journey's or an incident's things and people keep their article in a list: "with the
+            # driver, the app and checking out on it", not "with driver, app and …"
+            said = [
+                (self._spoken.with_article(text), doing) if not doing else (text, doing)
+                for text, doing in said
+            ]
+        summary = join_labels([text for text, _ in said], 3)
         if summary:
             values["summary"] = summary
         chain_labels = [self._say(clean_label(x)) for x in chain_to_say(req.graph_summary, self._methodology)]

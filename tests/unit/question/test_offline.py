@@ -661,3 +661,36 @@ def test_a_state_is_not_made_right(methodologies: MethodologyRegistry, spoken: S
         asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
         assert len(asked) >= 2, asked
         assert not any("made being" in q for q in asked), asked
+
+
+def test_a_journey_summary_keeps_the_articles_of_its_things(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "with driver, friendly driver and delivery driver on it"
+    cjm = methodologies.get("customer_journey_mapping")
+    strategy = cjm.strategy("validate_journey")
+    assert strategy is not None
+    labels = ("driver", "supermarket app", "check out in the app", "anxious")
+    asked = {
+        FollowUpComposer(
+            follow_up(
+                methodology=cjm.name,
+                strategy=strategy.name,
+                label="",
+                turn=t,
+                graph_summary=GraphDigest(node_count=4, node_labels=labels),
+            ),
+            cjm,
+            strategy,
+            spoken,
+        ).compose()
+        for t in range(3, 12)
+    }
+    lists = [q for q in asked if "driver" in q or "supermarket app" in q]
+    assert lists, asked
+    assert all(
+        ("the driver" in q or "driver" not in q)
+        and ("the supermarket app" in q or "supermarket app" not in q)
+        for q in lists
+    ), lists
+    assert not any("the checking" in q or "the being" in q for q in asked), asked  # doings take none
