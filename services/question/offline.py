@@ -18,7 +18,7 @@ from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
-from services.question.places import for_doing, is_day, place_of, placed, preposition_for
+from services.question.places import for_doing, is_day, is_state, place_of, placed, preposition_for
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
@@ -35,7 +35,6 @@ from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConf
 
 _PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
 _SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
-# Words after the head of a noun phrase: a relative clause or a prepositional phrase follows.
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
     "Let me ask about {focus} another way: ",
@@ -245,23 +244,21 @@ class FollowUpComposer:
         )
         # a repertory grid's summary says what tells the options apart: the options themselves
         # ("the main ways you tell options apart seem to be Netflix, …") are the triads' business
-        grid = tpl.method_key(self._methodology.name) == "repertory_grid"
-        named = {e.lower() for e in elements} if grid else set()
+        method = tpl.method_key(self._methodology.name)
+        named = {e.lower() for e in elements} if method == "repertory_grid" else set()
         # a different handful of recent items each turn, so summaries do not repeat word for word
         recent = [x for x in labels if x.lower() not in named][:6]
         if len(recent) > 3:
             shift = self._seed % len(recent)
             recent = recent[shift:] + recent[:shift]
         chained = [x for x in req.graph_summary.longest_chain_labels if x.lower() not in named]
+        # a journey's or an incident's things and people keep their article in a list: "with the
+        # driver, the app and checking out on it", not "with driver, app and …"
+        articles = method in _SEQUENCE_CHAINS
         said = [self._spoken.say(x) for x in [*recent, *chained]]
-        if tpl.method_key(self._methodology.name) in _SEQUENCE_CHAINS:
-            # a journey's or an incident's things and people keep their article in a list: "with the
-            # driver, the app and checking out on it", not "with driver, app and …"
-            said = [
-                (self._spoken.with_article(text), doing) if not doing else (text, doing)
-                for text, doing in said
-            ]
-        summary = join_labels([text for text, _ in said], 3)
+        summary = join_labels(
+            [self._spoken.with_article(text) if articles and not doing else text for text, doing in said], 3
+        )
         if summary:
             values["summary"] = summary
         chain_labels = [self._say(clean_label(x)) for x in chain_to_say(req.graph_summary, self._methodology)]
@@ -313,11 +310,12 @@ class FollowUpComposer:
         templates = self._mode_templates(family)
         if self._doing:
             place, clause = "place" in values, "clause" in values
-            templates = [x for t in templates if (x := for_doing(t, place=place, clause=clause)) is not None]
-            if values.get("focus", "").startswith(("there being ", "being ")):
-                # a state is no thing to make right: "what would have made being furious (there
-                # being no evening slots left) right for you?"
-                templates = [t for t in templates if "made {focus}" not in t]
+            state = is_state(values.get("focus", ""))
+            templates = [
+                x
+                for t in templates
+                if (x := for_doing(t, place=place, clause=clause, state=state)) is not None
+            ]
         elif self._preposition is not None:
             templates = [
                 x for t in templates if (x := placed(t, self._preposition, day=self._day)) is not None

@@ -142,12 +142,18 @@ def place_of(spoken: str) -> str:
     return spoken.removeprefix("being ") if spoken.startswith(_BEING_PLACED) else ""
 
 
-def for_doing(template: str, *, place: bool, clause: bool) -> str | None:
+def is_state(spoken: str) -> bool:
+    """Whether a focus is said back as a state ("being furious", "there being no slots left")."""
+    return spoken.startswith(("being ", "there being "))
+
+
+def for_doing(template: str, *, place: bool, clause: bool, state: bool = False) -> str | None:
     """`template` for a focus said back as a doing; None for a template that cannot take one
-    ("why does getting {focus} right matter"). With `place`, the template's preposition gives way to
+    ("why does getting {focus} right matter", and for a `state` "what would have made {focus} right":
+    a state is no thing to make right). With `place`, the template's preposition gives way to
     `{place}`/`{Place}` (`place_of`); with `clause`, "when"/"while" take `{clause}` (`SpokenLabels.finite`)
     instead of the gerund `{focus}`."""
-    if "getting {focus}" in template:
+    if "getting {focus}" in template or (state and "made {focus}" in template):
         return None
     slot = "clause" if clause else "focus"
 

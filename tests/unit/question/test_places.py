@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.question.models import FocusNode
-from services.question.places import placed, preposition_for
+from services.question.places import for_doing, is_state, placed, preposition_for
 from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
 from tests.unit.question.conftest import asked_over_turns
@@ -142,3 +142,12 @@ def test_a_product_attribute_gets_its_article_unless_it_is_a_property(
     assert all("the secure fit" in q for q in fit), fit
     waterproof = asked("waterproof")
     assert all("waterproof" in q and "the waterproof" not in q for q in waterproof), waterproof
+
+
+def test_a_state_is_not_made_right() -> None:
+    # "what would have made being furious right for you?"
+    made = "What would have made {focus} right for you?"
+    assert is_state("being furious") and is_state("there being no evening slots left")
+    assert not is_state("checking out in the app")
+    assert for_doing(made, place=False, clause=False, state=True) is None
+    assert for_doing(made, place=False, clause=False) == made
