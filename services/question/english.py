@@ -137,7 +137,7 @@ IRREGULAR_PAST = {
     "wore": "wear",
 }
 # The simple past of irregular verbs a label's clause may carry in the present ("the driver comes
-# round" -> "when the driver came round"); regular verbs take -ed (`spoken.past_tense`).
+# round" -> "when the driver came round"); regular verbs take -ed (`wordforms.past_tense`).
 PAST_OF = {
     "be": "was",
     "have": "had",
@@ -275,10 +275,10 @@ DETERMINERS = {"the", "a", "an", "your", "his", "her", "their", "this", "that", 
 STATE_PREPOSITIONS = {"at", "in", "on", "out", "with"}
 # "back" before these is a place one is in again ("back home", "back on the ward")
 BACK_TO = {"home", "on", "in", "at", "to", "into"}
-# Participles that only ever describe ("based on the ward"): never said back as a doing
 # Words after "home" that make it a place one is at ("home by lunchtime", "home before noon"), not a
 # noun's modifier ("home delivery")
 HOME_BY = frozenset({"by", "before", "after", "at", "in", "on", "early", "safely", "again"})
+# Participles that only ever describe ("based on the ward"): never said back as a doing
 STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
 # Common nouns the lookup tables lack (newer words, accented and British spellings).
 NEWER_NOUNS = {

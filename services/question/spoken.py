@@ -378,10 +378,15 @@ class SpokenLabels:
                 return i
             irregular = forms.verb_lemma(word) != word and not word.endswith(("en", "ing", "s"))
             regular = word.endswith("ed") and forms.is_verb_form(word) and word not in forms.adjectives
-            after_object = words[i - 1] not in en.DETERMINERS | en.STATE_LINKS | en.PRONOUNS.keys()
+            # (the words are in the second person already: "my"/"me" are "your"/"you" here)
+            after_object = words[i - 1] not in _OPEN_BEFORE_OBJECT
             if after_object and word not in en.PARTICIPLE_ONLY and (irregular or regular):
                 return i
         return None
+
+
+# Words after which an object has not yet come ("waiting at the | café"): no verb follows them.
+_OPEN_BEFORE_OBJECT = en.DETERMINERS | en.STATE_LINKS
 
 
 def _none_left(words: list[str]) -> bool:
