@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.labels import AFTER_VERBS, TIME_NOUNS, is_time_adverb, shape_label
+from services.extraction.local.labels import TIME_NOUNS, after_is_particle, is_time_adverb, shape_label
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 
@@ -410,7 +410,9 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
     while end < limit:
         tok = doc[end]
         if tok.is_punct or (
-            tok.lower_ in _STOP_AFTER and not is_time_adverb(doc, end) and not _particle(doc, end, m.end)
+            tok.lower_ in _STOP_AFTER
+            and not is_time_adverb(doc, end)
+            and not (end > m.end and after_is_particle(doc, end))
         ):
             # "phoned me the day | before he came home": the time phrase belongs to the clause cut off
             end = _without_dangling_time(doc, m.end, end) if tok.lower_ in {"before", "after"} else end
@@ -426,12 +428,6 @@ def _verb_like(tok: Token) -> bool:
     """A verb, or a verb's -ing form the lookup tagger read as an adjective ("dad going home")."""
     word = tok.lower_
     return tok.pos_ in {"VERB", "AUX"} or (word.endswith("ing") and tok.lemma_.lower() != word)
-
-
-def _particle(doc: Doc, i: int, start: int) -> bool:
-    """Whether "after" at `i` belongs to the verb before it ("looks after herself", "takes after
-    her dad") rather than opening a time clause ("phoned me | after he came home")."""
-    return i > start and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in AFTER_VERBS
 
 
 def _state_subject(

@@ -129,7 +129,7 @@ _TRAIL_DROP = frozenset(
 _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
 MAX_LABEL_WORDS = 7
 # Verbs that take "after" as their own particle ("look after", "take after"), not as a time clause.
-AFTER_VERBS = frozenset({"look", "take"})
+_AFTER_VERBS = frozenset({"look", "take"})
 # Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
 _PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
@@ -353,6 +353,13 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
 
 
+def after_is_particle(doc: Doc, i: int) -> bool:
+    """Whether "after" at `i` belongs to the verb before it ("looks after herself", "feel looked
+    after") rather than opening a time clause ("phoned me | after he came home"). The lemma decides:
+    the tagger reads "looked" as a noun."""
+    return i > 0 and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in _AFTER_VERBS
+
+
 def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
     # "transport never turned up", "picked him up", "feel looked after": the particle is part of the
     # verb (without it "never turned" says something else); "waited for" or "went to" lost their
@@ -361,7 +368,7 @@ def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
         return False
     before = idx[-2]
     if doc[idx[-1]].lower_ == "after":
-        return doc[before].lemma_.lower() in AFTER_VERBS  # the tagger reads "looked" as a noun
+        return after_is_particle(doc, idx[-1])
     if doc[idx[-1]].lower_ not in _PARTICLES:
         return False
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:

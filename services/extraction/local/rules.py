@@ -17,7 +17,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
-from services.extraction.local.cues import CueLexicon
+from services.extraction.local.cues import CueLexicon, CueMode
 from services.extraction.local.labels import MAX_LABEL_WORDS, shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.segment import Clause, strip_frames
@@ -305,7 +305,9 @@ def _typed_by_cue(cand: Candidate) -> bool:
     return mode in _CUE_MODES and not cand.weak
 
 
-_CUE_MODES = frozenset({"after", "before", "clause", "chunk_after"})
+# Cue modes that type the span they find (a phrase or noun cue names a thing and is left alone above);
+# a candidate's source starts with its cue's mode ("after:{i was readmitted}")
+_CUE_MODES = frozenset({CueMode.AFTER, CueMode.BEFORE, CueMode.CLAUSE, CueMode.CHUNK_AFTER})
 
 
 # Subordinators of time that make "<noun phrase> is <adjective>" a circumstance ("when the carriage is
