@@ -40,6 +40,18 @@ async def _labels(
     return {c.label for c in (await _extract(engine, text, methodology, question=question)).concepts}
 
 
+async def _typed(
+    engine: ExtractionEngine,
+    text: str,
+    methodology: str = "jobs_to_be_done",
+    *,
+    question: str = "What happened next?",
+) -> set[tuple[str, str]]:
+    """(node type, label) of every concept extracted from `text`."""
+    result = await _extract(engine, text, methodology, question=question)
+    return {(c.node_type, c.label) for c in result.concepts}
+
+
 @pytest.mark.parametrize(
     ("text", "whole", "cut"),
     [
@@ -317,16 +329,16 @@ async def test_a_noun_cue_inside_an_idiom_names_no_item(offline_engine: Extracti
     assert [(c.node_type, c.label) for c in result.concepts] == [
         ("psychosocial_consequence", "feel in control of my day")
     ]
-    result = await _extract(offline_engine, "The touch controls are fiddly.", "means_end_chain")
-    assert ("attribute", "touch controls") in {(c.node_type, c.label) for c in result.concepts}
+    assert ("attribute", "touch controls") in await _typed(
+        offline_engine, "The touch controls are fiddly.", "means_end_chain"
+    )
 
 
 async def test_a_crash_of_energy_is_a_push_not_a_solution(offline_engine: ExtractionEngine) -> None:
     # "energy" is no product; an energy drink still is one (by "drink")
     result = await _extract(offline_engine, "My energy crashed every afternoon.")
     assert [(c.node_type, c.label) for c in result.concepts] == [("push", "energy crashed")]
-    result = await _extract(offline_engine, "The energy drinks made me jittery.")
-    assert ("solution", "energy drinks") in {(c.node_type, c.label) for c in result.concepts}
+    assert ("solution", "energy drinks") in await _typed(offline_engine, "The energy drinks made me jittery.")
 
 
 async def test_a_hedge_before_a_subject_of_the_respondents_own_is_dropped(
@@ -407,8 +419,9 @@ async def test_a_noun_described_in_a_when_clause_is_no_product_property(
         "means_end_chain",
     )
     assert "carriage" not in labels, labels
-    result = await _extract(offline_engine, "If the clamp is gentle I can keep them on.", "means_end_chain")
-    assert ("attribute", "clamp") in {(c.node_type, c.label) for c in result.concepts}
+    assert ("attribute", "clamp") in await _typed(
+        offline_engine, "If the clamp is gentle I can keep them on.", "means_end_chain"
+    )
 
 
 async def test_a_passive_after_to_be_keeps_its_be(offline_engine: ExtractionEngine) -> None:
@@ -548,8 +561,11 @@ async def test_looked_after_keeps_its_after(offline_engine: ExtractionEngine, te
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
-        result = await _extract(offline_engine, text, "critical_incident")
-        return {c.label for c in result.concepts if c.node_type == "actor"}
+        return {
+            label
+            for kind, label in await _typed(offline_engine, text, "critical_incident")
+            if kind == "actor"
+        }
 
     assert await actors("I think that was because they treated me as part of the team.") == {"team"}
     assert await actors("The rest of the staff were lovely.") == {"staff"}
@@ -603,10 +619,11 @@ async def test_a_counted_stretch_of_time_keeps_its_unit(offline_engine: Extracti
 
 async def test_the_ward_nurse_is_a_person_not_a_situation(offline_engine: ExtractionEngine) -> None:
     # the situation cue "the ward" took "ward nurse", asked back as "what made ward nurse work?"
-    result = await _extract(
+    typed = await _typed(
         offline_engine, "The ward nurse went through all my tablets with me.", "critical_incident"
     )
-    assert ("actor", "ward nurse") in {(c.node_type, c.label) for c in result.concepts}, result.concepts
+    assert ("actor", "ward nurse") in typed, typed
     # the ward itself as the setting still is one
-    setting = await _extract(offline_engine, "The ward had no beds.", "critical_incident")
-    assert ("situation", "ward had no beds") in {(c.node_type, c.label) for c in setting.concepts}
+    assert ("situation", "ward had no beds") in await _typed(
+        offline_engine, "The ward had no beds.", "critical_incident"
+    )

@@ -7,9 +7,10 @@ import pytest
 from services.question.elements import element_name, element_types, triad_labels
 from services.question.models import FocusNode, FollowUpRequest, GraphDigest, Speaker, Utterance
 from services.question.offline import FollowUpComposer
+from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import MethodologyConfig, StrategyConfig
-from tests.unit.question.conftest import follow_up
+from tests.unit.question.conftest import asked_over_turns, follow_up
 
 # Graph labels are lower-cased by extraction; the respondent wrote the names with capitals.
 LABELS = ("lots of original shows", "netflix", "worth my evening", "youtube", "disney+", "endless scrolling")
@@ -111,20 +112,16 @@ def test_three_known_elements_are_named_until_that_triad_was_asked(
 
 def test_a_construct_summary_names_no_element(methodologies: MethodologyRegistry) -> None:
     # "The main ways you tell options apart seem to be Netflix, …": an element is no construct
-    rgt = methodologies.get("repertory_grid")
-    strategy = rgt.strategy("validate_constructs")
-    assert strategy is not None
-    asked: set[str] = set()
-    for turn in range(3, 15):
-        req = follow_up(
-            methodology="repertory_grid",
-            strategy="validate_constructs",
-            label="",
-            turn=turn,
-            graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
-            recent_turns=SAID,
-        )
-        asked.add(FollowUpComposer(req, rgt, strategy).compose())
+    asked = asked_over_turns(
+        methodologies,
+        SpokenLabels(),
+        "repertory_grid",
+        "validate_constructs",
+        FocusNode(),
+        range(3, 15),
+        graph_summary=GraphDigest(node_count=6, node_labels=LABELS),
+        recent_turns=SAID,
+    )
     summaries = [q for q in asked if any(pole in q for pole in POLES)]
     assert summaries, asked
     named = ("netflix", "youtube", "disney+")

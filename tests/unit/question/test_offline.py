@@ -667,25 +667,15 @@ def test_a_journey_summary_keeps_the_articles_of_its_things(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
     # "with driver, friendly driver and delivery driver on it"
-    cjm = methodologies.get("customer_journey_mapping")
-    strategy = cjm.strategy("validate_journey")
-    assert strategy is not None
     labels = ("driver", "supermarket app", "check out in the app", "anxious")
-    asked = {
-        FollowUpComposer(
-            follow_up(
-                methodology=cjm.name,
-                strategy=strategy.name,
-                label="",
-                turn=t,
-                graph_summary=GraphDigest(node_count=4, node_labels=labels),
-            ),
-            cjm,
-            strategy,
-            spoken,
-        ).compose()
-        for t in range(3, 12)
-    }
+    asked = asked_over_turns(
+        methodologies,
+        spoken,
+        "customer_journey_mapping",
+        "validate_journey",
+        FocusNode(),
+        graph_summary=GraphDigest(node_count=4, node_labels=labels),
+    )
     lists = [q for q in asked if "driver" in q or "supermarket app" in q]
     assert lists, asked
     assert all(
