@@ -129,6 +129,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "push_pull": ("anxiety_habit", "job"),
         "push": ("specifics", "job"),
         "pull": ("alternatives", "job"),
+        "job_behind_push": ("push", "specifics"),
         "anxiety_habit": ("push_pull", "alternatives"),
         "job": ("ladder_up", "push_pull"),
         "specifics": ("clarify", "timeline"),
@@ -139,6 +140,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "rate": ("opposite_pole", "ladder_up"),
         "pyramid_down": ("clarify", "opposite_pole"),
         "top": ("validate", "reflect"),
+        "account_top": ("validate", "reflect"),
         "actor": ("scene", "outcome"),
     }
 )

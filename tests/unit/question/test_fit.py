@@ -128,3 +128,43 @@ def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
     assert len(asked) >= 3, asked
     assert all("having palpitations" in q for q in asked), asked
     assert not any(w in q for q in asked for w in ("sorted", "gone well", "bigger goal")), asked
+
+
+def test_a_fitted_family_falls_back_like_the_family_it_stands_for(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # once a lesson's confirmations are all asked, the account is checked back (as after a ladder's
+    # top), not the topic explored again; a push is asked what went wrong, never "getting … sorted"
+    lesson = FocusNode(node_id="l", label="always call the carer", node_type="learning")
+    confirmations = asked_over_turns(
+        methodologies, spoken, "critical_incident", "probe_outcome", lesson, range(3, 40)
+    )
+    assert len(confirmations) == 4, confirmations  # every account_top question
+    after = asked_over_turns(
+        methodologies,
+        spoken,
+        "critical_incident",
+        "probe_outcome",
+        lesson,
+        range(3, 6),
+        previous_questions=tuple(confirmations),
+    )
+    assert after and not after & confirmations, after
+    assert all("always calling the carer" in q for q in after), after
+    # the account is checked back, the topic not explored ("Besides always calling the carer, …")
+    assert not any(q.startswith(("Besides", "Apart from")) for q in after), after
+    push = FocusNode(node_id="p", label="had palpitations", node_type="push")
+    jobs = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", push, range(3, 40))
+    assert len(jobs) == 4, jobs  # every job_behind_push question
+    later = asked_over_turns(
+        methodologies,
+        spoken,
+        "jobs_to_be_done",
+        "dig_for_job",
+        push,
+        range(3, 6),
+        previous_questions=tuple(jobs),
+    )
+    assert later and not later & jobs, later
+    assert not any("sorted" in q or "gone well" in q for q in later), later
+    assert not any(q.startswith(("Besides", "Apart from")) for q in later), later
