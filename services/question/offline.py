@@ -118,6 +118,18 @@ def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str
     return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
 
 
+def say_labels(labels: Sequence[str], methodology: MethodologyConfig, spoken: SpokenLabels) -> list[str]:
+    """Labels as the interviewer says them back; in a journey or an incident the things and people
+    keep the article their labels dropped: "with the driver, the app and checking out on it",
+    "first planning the weekly shop, then the delivery slot" (not "with driver, app and …")."""
+    articles = tpl.method_key(methodology.name) in _SEQUENCE_CHAINS
+    out: list[str] = []
+    for label in labels:
+        text, doing = spoken.say(clean_label(label))
+        out.append(spoken.with_article(text) if articles and not doing else text)
+    return out
+
+
 def render_chain(labels: Sequence[str], methodology: str) -> str | None:
     """The longest chain as a clause ("a leads to b, and that leads to c"), or None if too short.
 
@@ -205,9 +217,6 @@ class FollowUpComposer:
         """The template family the strategy maps to."""
         return self._family
 
-    def _say(self, label: str) -> str:
-        return self._spoken.say(label)[0]
-
     def _values(self) -> dict[str, str]:
         req = self._request
         focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
@@ -252,16 +261,11 @@ class FollowUpComposer:
             shift = self._seed % len(recent)
             recent = recent[shift:] + recent[:shift]
         chained = [x for x in req.graph_summary.longest_chain_labels if x.lower() not in named]
-        # a journey's or an incident's things and people keep their article in a list: "with the
-        # driver, the app and checking out on it", not "with driver, app and …"
-        articles = method in _SEQUENCE_CHAINS
-        said = [self._spoken.say(x) for x in [*recent, *chained]]
-        summary = join_labels(
-            [self._spoken.with_article(text) if articles and not doing else text for text, doing in said], 3
-        )
+        summary = join_labels(say_labels([*recent, *chained], self._methodology, self._spoken), 3)
         if summary:
             values["summary"] = summary
-        chain_labels = [self._say(clean_label(x)) for x in chain_to_say(req.graph_summary, self._methodology)]
+        method_cfg = self._methodology
+        chain_labels = say_labels(chain_to_say(req.graph_summary, method_cfg), method_cfg, self._spoken)
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain

@@ -11,6 +11,7 @@ from services.question.offline import (
     REPHRASE_LEADS,
     chain_to_say,
     render_chain,
+    say_labels,
     stable_index,
     without_lead_in,
 )
@@ -142,7 +143,7 @@ def offline_closing(
     graph = request.graph_summary
 
     def said(labels: Sequence[str]) -> list[str]:
-        return [spoken.say(x)[0] for x in labels] if spoken is not None else list(labels)
+        return say_labels(labels, methodology, spoken) if spoken is not None else list(labels)
 
     parts: list[str] = []
     if request.termination_reason is TerminationReason.RESPONDENT_STOP:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from services.question import english as en
+from services.question.places import is_day
 from services.question.wordforms import WordForms, gerund, past_tense
 
 
@@ -103,11 +104,13 @@ class SpokenLabels:
     def with_article(self, spoken: str) -> str:
         """A role or a thing the respondent dealt with, said back with the article the label
         dropped: "the nurse", "the discharge team", "the app". Names (not in the word lists), family
-        words used as names ("dad") and phrases that start with a determiner or pronoun stay as
-        they are."""
+        words used as names ("dad"), days ("Sunday evening", not "the Sunday evening") and phrases
+        that start with a determiner or pronoun stay as they are."""
         words = spoken.split()
         if not self._forms.nouns or not words or words[0].lower() in en.DETERMINERS | en.NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
+        if is_day(spoken):
+            return spoken
         if len(words) == 1 and words[0] in self._forms.adjectives:
             return spoken  # "waterproof", "premium": a property, not "the waterproof"
         # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none

@@ -447,6 +447,41 @@ def test_a_ladder_is_the_longest_run_of_steps_up(methodologies: MethodologyRegis
     assert ladder(labels, ("attribute", "x", "y", "z", "w"), mec) == list(labels)
 
 
+@pytest.mark.parametrize(
+    ("methodology", "strategy", "focus"),
+    [
+        ("customer_journey_mapping", "validate_journey", FocusNode()),
+        (
+            "critical_incident",
+            "verify_account",
+            FocusNode(node_id="i", label="discharge", node_type="incident"),
+        ),
+    ],
+)
+def test_a_sequence_is_said_back_with_its_articles(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    methodology: str,
+    strategy: str,
+    focus: FocusNode,
+) -> None:
+    # "first planning the weekly shop, then delivery slot, then app": the steps that are things
+    # keep the article their labels dropped, in the closing and in a follow-up's {chain}
+    cfg = methodologies.get(methodology)
+    labels = ("plan the weekly shop", "delivery slot", "sunday evening", "app")
+    graph = GraphDigest(node_count=4, node_labels=labels, longest_chain_labels=labels)
+    said = "first planning the weekly shop, then the delivery slot, then sunday evening, then the app"
+    request = ClosingRequest(
+        session_id="s1", methodology=methodology, concept=ConceptBrief(name="Groceries"), graph_summary=graph
+    )
+    closing = offline_closing(request, cfg, spoken)
+    assert said in closing, closing
+    asked = asked_over_turns(
+        methodologies, spoken, methodology, strategy, focus, range(3, 30), graph_summary=graph
+    )
+    assert any(said in q for q in asked), asked
+
+
 def test_closing_without_chain_names_labels(methodologies: MethodologyRegistry) -> None:
     req = ClosingRequest(
         session_id="s1",

@@ -162,6 +162,8 @@ def test_a_doing_is_asked_about_with_when_not_at(
         ("app", "the app"),  # newer than the word lists
         ("carer", "the carer"),
         ("station café", "the station café"),
+        ("sunday evening", "sunday evening"),  # a day is no thing: not "the sunday evening"
+        ("Friday afternoon", "Friday afternoon"),
     ],
 )
 def test_a_role_is_said_back_with_an_article(spoken: SpokenLabels, said: str, person: str) -> None:
