@@ -168,6 +168,12 @@ _NEEDS_OF = frozenset(
         "some",
     }
 )
+# Conjunctions that open a clause of time, condition or reason inside a label ("… when i plan the
+# meals"), and what continues a clause's object after a cut ("plan | the meals")
+_SUBORDINATORS = frozenset(
+    {"when", "whenever", "while", "because", "if", "unless", "until", "although", "though"}
+)
+_OBJECT_GOES_ON = frozenset({"DET", "NOUN", "PROPN", "ADJ", "PRON", "NUM"})
 # The auxiliary a passive label keeps ("was told at the ward round", "be seen as reliable")
 _PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
 # Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
@@ -237,6 +243,11 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # a relative clause the cut broke goes whole ("feel like a grown-up who looks | after
         # herself"): the label ends on the noun it describes
         idx = _trim_trailing(doc, _before_relative(doc, idx, 2))
+        if cut is not None and doc[cut].pos_ in _OBJECT_GOES_ON:
+            # so does a clause of time or reason whose object the cut took ("starts on sunday night
+            # when i plan | the meals"); one that ended before the cut stays ("… when it rained |
+            # and then …")
+            idx = _trim_trailing(doc, _before_subordinate(doc, idx))
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None
     parts: list[str] = []
@@ -246,6 +257,12 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
     label = "".join(parts).replace("’", "'").strip()
     return label, idx
+
+
+def _before_subordinate(doc: Doc, idx: list[int]) -> list[int]:
+    """`idx` up to its first conjunction of a clause of time or reason, from its third word on."""
+    opens = next((n for n in range(2, len(idx)) if doc[idx[n]].lower_ in _SUBORDINATORS), None)
+    return idx if opens is None else idx[:opens]
 
 
 def _before_relative(doc: Doc, idx: list[int], first: int) -> list[int]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
+from services.extraction.local.labels import shape_label
 from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
+from services.extraction.nlp import NlpPipeline
 
 _COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
 _STREAMING = ConceptBrief(id="streaming", name="Streaming services")
@@ -627,3 +629,53 @@ async def test_the_ward_nurse_is_a_person_not_a_situation(offline_engine: Extrac
     assert ("situation", "ward had no beds") in await _typed(
         offline_engine, "The ward had no beds.", "critical_incident"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("Then I check out in the app.", "check out in the app"),
+        ("Then I pay in the app.", "pay in the app"),
+        ("So I compare prices in the app.", "compare prices in the app"),
+    ],
+)
+async def test_a_journey_told_as_a_habit_keeps_its_actions(
+    offline_engine: ExtractionEngine, text: str, action: str
+) -> None:
+    # "then I check out in the app" gave the app alone: only past forms ("checked out") were actions
+    typed = await _typed(offline_engine, text, "customer_journey_mapping")
+    assert ("action", action) in typed, typed
+
+
+async def test_a_need_to_do_something_is_no_action(offline_engine: ExtractionEngine) -> None:
+    # the present is an action only right after "I": wanting to check out is a need
+    typed = await _typed(
+        offline_engine,
+        "I need to check out quickly.",
+        "customer_journey_mapping",
+        question="What did you need?",
+    )
+    assert {kind for kind, _ in typed} == {"need"}, typed
+
+
+async def test_a_clause_the_length_cut_broke_goes_whole(offline_engine: ExtractionEngine) -> None:
+    # "starts on sunday night when i plan | the meals": the cut left "plan" without what is planned
+    labels = await _labels(
+        offline_engine,
+        "It starts on Sunday night when I plan the meals, and then I try to get a delivery slot for Tuesday.",
+        "customer_journey_mapping",
+    )
+    assert "starts on sunday night" in {label.lower() for label in labels}, labels
+    assert not any(label.lower().endswith("when i plan") for label in labels), labels
+
+
+def test_a_clause_that_ended_before_the_cut_stays(pipeline: NlpPipeline) -> None:
+    # the cut falls where "when it rained" is complete ("| and"): nothing of the clause is missing
+    def shaped(text: str) -> str | None:
+        doc = pipeline.parse(text)
+        shaped = shape_label(doc, list(range(len(doc))))
+        return shaped[0] if shaped is not None else None
+
+    assert shaped("felt so anxious when it rained and the van came late") == "felt so anxious when it rained"
+    # the same clause losing its object to the cut goes
+    assert shaped("felt so anxious when i planned the meals for the week") == "felt so anxious"
