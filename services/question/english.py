@@ -104,6 +104,8 @@ AFTER_VERB = {
     "well",
     "early",
     "late",
+    "fast",
+    "quickly",
     "ready",
 }
 # Verbs that take an adjective ("feel calm", "stay fit").
@@ -334,6 +336,33 @@ MID_ADVERBS = frozenset(
 NONE_LEFT = frozenset({"left", "available", "anywhere", "free"})
 # Irregular participles that are never a simple past
 PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
+# Verbs that take no object: at the end of a label after a noun they end a clause ("energy crashed",
+# "the phone died"), where a verb that takes one describes ("items substituted", "slot booked").
+NO_OBJECT_VERBS = frozenset(
+    {
+        "crash",
+        "die",
+        "arrive",
+        "fail",
+        "happen",
+        "collapse",
+        "vanish",
+        "disappear",
+        "expire",
+        "freeze",
+        "thaw",
+        "melt",
+        "dip",
+        "drop",
+        "slump",
+        "plummet",
+        "stall",
+        "lapse",
+        "worsen",
+        "panic",
+        "overrun",
+    }
+)
 # Subjects that stand for a thing or a clause, not a person ("it was full", "that helped")
 NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")

@@ -73,9 +73,10 @@ class SpokenLabels:
             if verb in en.BE or (self._forms.verbs and self._forms.is_verb_form(verb)):
                 return _join(self._in_past(words, v), names)
             return None
-        if self._starts_with_verb(words) and not words[0].endswith("ing"):
-            return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
         verb_at = self._subject_clause(words)
+        ends_on_verb = verb_at == len(words) - 1  # "phone died": the phone is the subject
+        if self._starts_with_verb(words) and not words[0].endswith("ing") and not ends_on_verb:
+            return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
         if verb_at is None:
             return None
         article = ["the"] if self._drops_article(words) else []
@@ -177,8 +178,10 @@ class SpokenLabels:
             if v < len(words) and (words[v] in en.BE or self._forms.is_verb_form(words[v])):
                 return [*words[:v], self._ing(words[v]), *words[v + 1 :]]
         verb = self._subject_clause(words)
-        if self._starts_with_verb(words, thing=thing) and not (first.endswith("ing") and verb is not None):
-            # "booking just fell between two teams": a gerund with a verb of its own is a subject
+        own_verb = verb is not None and (first.endswith("ing") or verb == len(words) - 1)
+        if self._starts_with_verb(words, thing=thing) and not own_verb:
+            # "booking just fell between two teams": a gerund with a verb of its own is a subject,
+            # and so is a noun before a verb that ends the label ("phone died", not "phoning died")
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
@@ -352,6 +355,11 @@ class SpokenLabels:
         ):
             start += 1  # a subject of two nouns before an adverb: "hospital transport never turned up"
         v = self._past_adverbs(words, start + 1)
+        if len(words) == v + 1 and v == start + 1 and self._is_common_noun(words[start]):
+            # "energy crashed", "the phone died": a noun and a verb that takes no object
+            verb = words[v]
+            lemma = forms.verb_lemma(verb)
+            return v if lemma != verb and lemma in en.NO_OBJECT_VERBS and not verb.endswith("ing") else None
         if len(words) == v + 1 and v > start + 1 and words[v].endswith("ed"):
             # "the family really helped": a verb at the end, after an adverb, ends a clause
             ends = forms.is_verb_form(words[v]) and words[v] not in forms.adjectives

@@ -70,6 +70,12 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("the family really helped", "the family really helping"),
         ("hospital transport never turned up", "the hospital transport never turning up"),  # two nouns
         ("no evening slots left", "there being no evening slots left"),  # what was not there
+        # a noun before a verb that takes no object and ends the label ("phone" is a verb too)
+        ("energy crashed", "the energy crashing"),
+        ("my energy crashed", "your energy crashing"),
+        ("phone died", "the phone dying"),
+        ("the app crashed", "the app crashing"),
+        ("slots went fast", "the slots going fast"),
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
@@ -94,6 +100,9 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("peace of mind", "peace of mind"),
         ("energy drinks", "energy drinks"),
         ("slots gone by tuesday", "slots gone by tuesday"),
+        # a verb that takes an object describes the noun it follows: no "the items substituting"
+        ("items substituted", "items substituted"),
+        ("slot booked", "slot booked"),
         ("price", "price"),
         ("my ideal service", "your ideal service"),
         ("after my hip operation", "the time after your hip operation"),
@@ -295,6 +304,8 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("hospital transport never turned up", "the hospital transport never turned up"),
         ("no evening slots left", "there were no evening slots left"),
         ("no bed available", "there was no bed available"),
+        ("phone died", "the phone died"),
+        ("my energy crashes", "your energy crashed"),
         ("it was full", None),
         ("long battery life", None),
     ],
