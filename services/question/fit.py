@@ -8,8 +8,9 @@ parse; a repertory-grid pole question about an element ("what is the opposite of
 for nonsense; a pull question about a push ("what did you hope having palpitations would let you
 do?") misreads the force. In those cases the engine asks the question the strategy would ask of
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
-with others to elicit a construct, asks a push what went wrong and a pull what it promised, and
-asks what job a push stood in the way of (not what getting it sorted would make possible).
+with others to elicit a construct, asks a push what went wrong and a pull what it promised, asks
+what job a push stood in the way of (not what getting it sorted would make possible) and what the
+person was after at a moment of the switch timeline.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from shared.methodology_models import MethodologyConfig
 
 # Families that ask for the next rung up (or the result) of the focus.
 _UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "absence", "contrast"})
+# Node types of a moment on a switch timeline: what the person was after then is asked, not the
+# moment's own goal.
+_MOMENTS = frozenset({"timeline_event"})
 # Families that ask about an event or a stage; a participant cannot be one.
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
 # Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
@@ -73,6 +77,8 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return node.name  # a push is asked what went wrong, a pull what it promised
     if family == "job" and node.name == "push":
         return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
+    if family == "job" and node.name in _MOMENTS:
+        return "job_at_event"  # not "what bigger goal is buying a steel thermos part of?"
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
         # always calling the carer?"): it is confirmed, in the method's words where it has its own

@@ -130,6 +130,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "push": ("specifics", "job"),
         "pull": ("alternatives", "job"),
         "job_behind_push": ("push", "specifics"),
+        "job_at_event": ("specifics", "push_pull"),
         "anxiety_habit": ("push_pull", "alternatives"),
         "job": ("ladder_up", "push_pull"),
         "specifics": ("clarify", "timeline"),

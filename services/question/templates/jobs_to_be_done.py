@@ -84,6 +84,17 @@ FAMILIES: dict[str, Templates] = {
             "Around the time of {focus}, what were you trying to make progress on?",
         ),
     ),
+    # The job family's questions for a moment of the switch timeline in focus ("had palpitations",
+    # "bought a steel thermos"): a moment is no goal in itself ("what bigger goal is having
+    # palpitations part of?"), so the question asks what the person was after at the time.
+    "job_at_event": Templates(
+        node=(
+            "Thinking back to {focus}, what were you really trying to get done at the time?",
+            "Around the time of {focus}, what were you trying to make progress on?",
+            "At the time of {focus}, what bigger goal were you working towards?",
+            "Back at the time of {focus}, what were you hoping would change for you?",
+        ),
+    ),
     "specifics": Templates(
         node=(
             "When exactly did {focus} happen, and where were you?",

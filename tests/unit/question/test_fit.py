@@ -3,6 +3,8 @@ question about a person, no pole question about a repertory-grid element."""
 
 from __future__ import annotations
 
+import pytest
+
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FocusNode, GraphDigest
 from services.question.offline import FollowUpComposer
@@ -128,6 +130,33 @@ def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
     assert len(asked) >= 3, asked
     assert all("having palpitations" in q for q in asked), asked
     assert not any(w in q for q in asked for w in ("sorted", "gone well", "bigger goal")), asked
+
+
+@pytest.mark.parametrize("label", ["had palpitations", "bought a steel thermos"])
+def test_a_moment_of_the_timeline_is_asked_what_the_person_was_after(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str
+) -> None:
+    # "What bigger goal is having palpitations part of for you?": a moment is no goal of its own
+    jtbd = methodologies.get("jobs_to_be_done")
+    event = FocusNode(node_id="e", label=label, node_type="timeline_event")
+    assert fitting_family("job", event, jtbd) == "job_at_event"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", event, range(3, 40))
+    assert len(asked) == 4, asked  # every job_at_event question
+    doing = spoken.say(label)[0]
+    assert all(doing in q for q in asked), asked
+    assert not any(w in q for q in asked for w in ("sorted", "gone well", "part of", "came up")), asked
+    # then the moment itself is asked about, not the topic explored
+    later = asked_over_turns(
+        methodologies,
+        spoken,
+        "jobs_to_be_done",
+        "dig_for_job",
+        event,
+        range(3, 6),
+        previous_questions=tuple(asked),
+    )
+    assert later and not later & asked, later
+    assert not any(q.startswith(("Besides", "Apart from")) for q in later), later
 
 
 def test_a_fitted_family_falls_back_like_the_family_it_stands_for(
