@@ -53,6 +53,7 @@ GENERIC_IGNORE = (
     "exactly",
     "absolutely",
     "sum",  # "that sums it up"
+    "happen",  # "it happened because …": the reason is the item, not that something happened
     # exclamations ("oh my goodness", "gosh") say nothing about the topic
     "goodness",
     "gosh",

@@ -86,6 +86,14 @@ _LEAD_FRAMES: tuple[tuple[str, ...], ...] = (
     ("what", "matters", "to", "me", "is"),
     ("what", "matters", "is"),
 )
+# Asides that frame what follows ("Looking back, it happened because …"): dropped even when they
+# are all that is left of a clause, which then names nothing.
+_ASIDES: tuple[tuple[str, ...], ...] = (
+    ("looking", "back"),
+    ("thinking", "back"),
+    ("in", "hindsight"),
+    ("with", "hindsight"),
+)
 _TRAIL_FRAMES: tuple[tuple[str, ...], ...] = (
     # longest first: "is what matters to me" before "matters to me" leaves nothing dangling
     ("is", "what", "matters", "to", "me"),
@@ -118,6 +126,10 @@ def strip_frames(doc: Doc, tokens: list[int], *, lead: bool = True) -> list[int]
                 tokens, words = tokens[:-1], words[:-1]
         for frame in _LEAD_FRAMES if lead else ():
             if len(words) > len(frame) and tuple(words[: len(frame)]) == frame:
+                tokens, words, changed = tokens[len(frame) :], words[len(frame) :], True
+                break
+        for frame in _ASIDES if lead else ():
+            if tuple(words[: len(frame)]) == frame:
                 tokens, words, changed = tokens[len(frame) :], words[len(frame) :], True
                 break
         for frame in _TRAIL_FRAMES:

@@ -679,3 +679,21 @@ def test_a_clause_that_ended_before_the_cut_stays(pipeline: NlpPipeline) -> None
     assert shaped("felt so anxious when it rained and the van came late") == "felt so anxious when it rained"
     # the same clause losing its object to the cut goes
     assert shaped("felt so anxious when i planned the meals for the week") == "felt so anxious"
+
+
+async def test_an_aside_and_a_bare_happening_name_nothing(offline_engine: ExtractionEngine) -> None:
+    # "Looking back, it happened because …" gave a lesson "looking back" and an attribution
+    # "happened": the reason that follows is the only item
+    question = (
+        "So what stays with you from all this is being home by lunchtime. Is that right, or would you put"
+        " it differently?"
+    )
+    labels = await _labels(
+        offline_engine,
+        "Yes, that sums it up well. Looking back, it happened because there was a pharmacist based on"
+        " the ward.",
+        "critical_incident",
+        question=question,
+    )
+    assert "pharmacist based on the ward" in labels, labels
+    assert not labels & {"looking back", "happened", "looking", "back"}, labels
