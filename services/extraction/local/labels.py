@@ -3,13 +3,15 @@
 The span a cue or rule finds is trimmed at both ends (articles, auxiliaries, hedges, dangling
 prepositions) and cut to `MAX_LABEL_WORDS`, without breaking the phrases that carry its meaning: a
 time phrase ("the week after"), a phrasal verb ("turned up"), an object the verb needs ("made for
-me", "take care of myself"), a relative clause (kept whole or left out).
+me", "take care of myself"), a relative clause (kept whole or left out). A closing noun phrase that
+runs a word past the cap is kept whole, up to the length every extraction's checks allow.
 """
 
 from __future__ import annotations
 
 from spacy.tokens import Doc
 
+from services.extraction.checking import MAX_LABEL_WORDS as _CHECKED_MAX_WORDS
 from services.extraction.local.segment import SUBJECTS as _SUBJECTS
 
 _LEAD_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SPACE", "PART"})
@@ -216,7 +218,7 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # a label too long anyway gives up its passive "was" first ("(being) discharged after his
         # heart failure got worse" rather than "… heart failure got")
         idx.pop(0)
-    if _word_count(doc, idx) > MAX_LABEL_WORDS:
+    if _word_count(doc, idx) > MAX_LABEL_WORDS and not _object_overflows(doc, idx):
         whole = list(idx)
         while _word_count(doc, idx) > MAX_LABEL_WORDS:
             idx.pop()
@@ -250,13 +252,32 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
             idx = _trim_trailing(doc, _before_subordinate(doc, idx))
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None
+    return _text(doc, idx), idx
+
+
+def _text(doc: Doc, idx: list[int]) -> str:
     parts: list[str] = []
     for n, i in enumerate(idx):
         tok = doc[i]
         joined = n > 0 and idx[n - 1] == i - 1 and not doc[i - 1].whitespace_
         parts.append(("" if joined or n == 0 else " ") + tok.text.lower())
-    label = "".join(parts).replace("’", "'").strip()
-    return label, idx
+    return "".join(parts).replace("’", "'").strip()
+
+
+def _object_overflows(doc: Doc, idx: list[int]) -> bool:
+    """Whether the words past the cap are only the end of the noun phrase that closes the label
+    ("showed me how to use the new | inhalers"): a word or two more reads better than a cut object."""
+    if len(_text(doc, idx).split()) > _CHECKED_MAX_WORDS:
+        return False  # no further than the checks of every extraction let a label run
+    n = 0
+    while _word_count(doc, idx[: n + 1]) <= MAX_LABEL_WORDS:
+        n += 1
+    rest = idx[n:]
+    return (
+        bool(rest)
+        and all(doc[i].pos_ in _OBJECT_GOES_ON for i in rest)
+        and doc[rest[-1]].pos_ in {"NOUN", "PROPN"}
+    )
 
 
 def _before_subordinate(doc: Doc, idx: list[int]) -> list[int]:
