@@ -118,7 +118,7 @@ def placed(template: str, preposition: str | None, *, day: bool = False) -> str 
         return template
     if "moment of {focus}" in template:
         return None  # a channel or a person has no moment
-    if preposition == "with" and ("with at {focus}" in template or "getting {focus} right" in template):
+    if preposition == "with" and any(phrase in template for phrase in _NOT_OF_PEOPLE):
         return None  # "deal with with the driver", "getting the driver right"
 
     def swap(m: re.Match[str]) -> str:
@@ -131,6 +131,16 @@ def placed(template: str, preposition: str | None, *, day: bool = False) -> str 
     return _AT_FOCUS.sub(swap, template)
 
 
+# What a template says of a place or a thing that cannot be said of a person: "deal with with the
+# driver", "getting the driver right", "what would have made the driver right", "what did you see
+# or hear with the driver", "describe the driver in more detail: where were you".
+_NOT_OF_PEOPLE = (
+    "with at {focus}",
+    "getting {focus} right",
+    "made {focus} right",
+    "see or hear at {focus}",
+    "{focus} in more detail: where were you",
+)
 # "at/during/in {focus}" (or "at the moment of {focus}") in a template
 _BEFORE_DOING = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
 # A focus said back as being somewhere or at some time ("being at the weekend", "being on the train")

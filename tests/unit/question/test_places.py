@@ -49,6 +49,16 @@ def test_a_template_is_said_with_the_preposition() -> None:
     # a channel or a person has no moment, and a person is not something to get right
     assert placed("At the moment of {focus}, how did you feel?", "in") is None
     assert placed("Why does getting {focus} right matter to you?", "with") is None
+    assert placed("What would have made {focus} right for you?", "with") is None
+    assert placed("What did you see or hear at {focus}?", "with") is None
+    assert (
+        placed("Could you describe {focus} in more detail: where were you, and what happened there?", "with")
+        is None
+    )
+    assert (
+        placed("What would have made {focus} right for you?", "in")
+        == "What would have made {focus} right for you?"
+    )
 
 
 @pytest.mark.parametrize(
