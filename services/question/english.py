@@ -128,6 +128,19 @@ DOUBLE = {
     "control",
     "upset",
     "forbid",
+    "transfer",
+    "incur",
+    # British spelling doubles a final "l" after one vowel ("travelling", "cancelled")
+    "travel",
+    "cancel",
+    "label",
+    "signal",
+    "level",
+    "model",
+    "fuel",
+    "total",
+    "dial",
+    "quarrel",
 }
 # Past forms the lookup table reads as nouns ("saw") or leaves alone.
 IRREGULAR_PAST = {
@@ -336,6 +349,45 @@ MID_ADVERBS = frozenset(
 NONE_LEFT = frozenset({"left", "available", "anywhere", "free"})
 # Irregular participles that are never a simple past
 PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "drunk"})
+# Verbs of what is done to a patient or customer: opening a label without an object after them they
+# are passive ("discharged after his heart failure got worse" -> "being discharged …"), with one
+# active ("discharged him on Friday" -> "discharging him …").
+DONE_TO = frozenset(
+    {"discharge", "admit", "readmit", "transfer", "refer", "send", "tell", "prescribe", "sign"}
+)
+# Participles with a past of their own ("gave", "saw"): opening a label they are passive whatever
+# follows ("given a leaflet", "seen by a doctor").
+PASSIVE_PARTICIPLES = frozenset({"given", "seen", "shown", "taken", "driven", "forgotten", "chosen"})
+# Words after which no object has come: a preposition, a place or a time ("sent | home on a Friday").
+NO_OBJECT_AFTER = frozenset(
+    {
+        "to",
+        "after",
+        "before",
+        "home",
+        "on",
+        "in",
+        "at",
+        "from",
+        "with",
+        "by",
+        "without",
+        "back",
+        "off",
+        "out",
+        "early",
+        "late",
+        "straight",
+        "twice",
+        "again",
+        "too",
+        "into",
+        "onto",
+        "during",
+        "while",
+        "when",
+    }
+)
 # Verbs that take no object: at the end of a label after a noun they end a clause ("energy crashed",
 # "the phone died"), where a verb that takes one describes ("items substituted", "slot booked").
 NO_OBJECT_VERBS = frozenset(

@@ -150,6 +150,8 @@ class SpokenLabels:
             return ["not", "being", "able", "to", *rest]
         if first in en.BE and rest:
             return ["being", *rest]
+        if self._passive(first, nxt):
+            return ["being", *words]  # "discharged after …" was done to them: not "discharging after …"
         if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
         if (
@@ -188,6 +190,17 @@ class SpokenLabels:
             article = ["the"] if self._drops_article(words) else []
             return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
         return self._being(words)
+
+    def _passive(self, first: str, nxt: str) -> bool:
+        """Whether a label opens with a passive participle: one that is passive wherever it opens
+        ("given a leaflet"), or a verb of what is done to someone without an object after it."""
+        if not nxt or not self._forms.verbs:
+            return False
+        if first in en.PASSIVE_PARTICIPLES:
+            return True
+        lemma = self._forms.verb_lemma(first)
+        past = first.endswith("ed") or first in {"sent", "told"}
+        return past and lemma in en.DONE_TO and nxt in en.NO_OBJECT_AFTER
 
     def _past_adverbs(self, words: list[str], i: int) -> int:
         """The index after the adverbs that start at `i` ("just", "properly", "never")."""

@@ -76,6 +76,19 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("phone died", "the phone dying"),
         ("the app crashed", "the app crashing"),
         ("slots went fast", "the slots going fast"),
+        # what was done to someone, without an object after it, is passive; with one, a doing
+        (
+            "discharged after his heart failure got worse",
+            "being discharged after his heart failure got worse",
+        ),
+        ("sent home on a Friday", "being sent home on a Friday"),
+        ("given a leaflet", "being given a leaflet"),
+        ("seen by a doctor", "being seen by a doctor"),
+        ("discharged him on friday", "discharging him on friday"),
+        ("told the nurse", "telling the nurse"),
+        ("transferred to another ward", "being transferred to another ward"),
+        ("transfer to another ward", "transferring to another ward"),  # stressed last: doubled
+        ("cancel the order", "cancelling the order"),  # British spelling
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
