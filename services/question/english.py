@@ -388,6 +388,23 @@ NO_OBJECT_AFTER = frozenset(
         "when",
     }
 )
+# Words that end a phrase naming a time ("on a Friday afternoon", "on a quiet Tuesday morning").
+TIME_HEADS = frozenset(
+    {
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "weekend",
+    }
+)
 # Verbs that take no object: at the end of a label after a noun they end a clause ("energy crashed",
 # "the phone died"), where a verb that takes one describes ("items substituted", "slot booked").
 NO_OBJECT_VERBS = frozenset(

@@ -105,9 +105,10 @@ def preposition_for(spoken: str) -> str | None:
 
 
 def is_day(spoken: str) -> bool:
-    """Whether the focus names a day ("Friday afternoon"): "on" it, and nothing comes "from" it."""
+    """Whether the focus names a day ("Friday afternoon", "that quiet Tuesday morning"): "on" it,
+    and nothing comes "from" it."""
     words = spoken.lower().split()
-    return bool(words) and words[0] in _DAYS
+    return bool(words) and (words[0] in _DAYS or (words[0] == "that" and any(w in _DAYS for w in words)))
 
 
 def placed(template: str, preposition: str | None, *, day: bool = False) -> str | None:

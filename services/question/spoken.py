@@ -39,6 +39,10 @@ class SpokenLabels:
         if words[0] in {"after", "before"} and len(words) > 1:
             # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
             return _join(["the", "time", *words], names), False
+        if len(words) > 2 and words[0] == "on" and words[1] in {"a", "one"} and words[-1] in en.TIME_HEADS:
+            # "on a quiet Tuesday morning" -> "that quiet Tuesday morning": a time, not the state
+            # "being on a quiet Tuesday morning"
+            return _join(["that", *words[2:]], names), False
         named = 0
         while named < len(written) and written[named] in names.values():
             named += 1
@@ -184,6 +188,8 @@ class SpokenLabels:
         if self._starts_with_verb(words, thing=thing) and not own_verb:
             # "booking just fell between two teams": a gerund with a verb of its own is a subject,
             # and so is a noun before a verb that ends the label ("phone died", not "phoning died")
+            if self._forms.verb_lemma(first) == "keep" and nxt.endswith("ing") and nxt != "going":
+                return ["keeping", "on", *rest]  # "kept asking the nurses" -> not "keeping asking …"
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it

@@ -161,3 +161,20 @@ def test_a_state_is_not_made_right() -> None:
     assert not is_state("checking out in the app")
     assert for_doing(made, place=False, clause=False, state=True) is None
     assert for_doing(made, place=False, clause=False) == made
+
+
+@pytest.mark.parametrize("label", ["on a Friday afternoon", "on a quiet Tuesday morning"])
+def test_a_time_is_said_as_that_time_not_a_state(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str
+) -> None:
+    # "How did being on a Friday afternoon affect you?": a time is no state to be in
+    said, doing = spoken.say(label)
+    assert said == "that " + label.removeprefix("on a ") and not doing
+    assert preposition_for(said) == "on"
+    asked: set[str] = set()
+    for strategy in ("probe_outcome", "trace_actions", "probe_attribution"):
+        focus = FocusNode(node_id="t", label=label, node_type="situation")
+        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    assert len(asked) > 8, asked
+    assert all(said in q for q in asked), asked
+    assert not any("being on" in q or "at that" in q.lower() for q in asked), asked

@@ -89,6 +89,10 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("transferred to another ward", "being transferred to another ward"),
         ("transfer to another ward", "transferring to another ward"),  # stressed last: doubled
         ("cancel the order", "cancelling the order"),  # British spelling
+        # "keeping asking" reads as a slip: a doing kept up is kept "on"
+        ("kept asking the nurses every hour", "keeping on asking the nurses every hour"),
+        ("keep going", "keeping going"),
+        ("kept the receipt", "keeping the receipt"),
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
