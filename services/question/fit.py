@@ -8,9 +8,9 @@ parse; a repertory-grid pole question about an element ("what is the opposite of
 for nonsense; a pull question about a push ("what did you hope having palpitations would let you
 do?") misreads the force. In those cases the engine asks the question the strategy would ask of
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
-with others to elicit a construct, asks a push what went wrong and a pull what it promised, asks
-what job a push stood in the way of (not what getting it sorted would make possible) and what the
-person was after at a moment of the switch timeline.
+with others to elicit a construct, asks a push what went wrong and a pull (or a goal) what it
+promised, asks what job a push stood in the way of (not what getting it sorted would make possible)
+and what the person was after at a moment of the switch timeline.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ _MOMENTS = frozenset({"timeline_event"})
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
 # Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
 _FORCES = frozenset({"push", "pull"})
+# Node types of what a switch was for (a result wanted, the job, how they want to feel).
+_GOALS = frozenset({"desired_outcome", "job", "emotional_social_job"})
 # Methods whose terminal nodes are confirmed in words of their own (an incident's explanation or
 # lesson is not "where it all leads for you").
 _TOPS = {"critical_incident": "account_top"}
@@ -75,6 +77,10 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return "actor"
     if family == "push_pull" and node.name in _FORCES:
         return node.name  # a push is asked what went wrong, a pull what it promised
+    if family == "push_pull" and node.name in _GOALS:
+        # what the person wanted pulls ("what did you hope feeling in control would let you do?");
+        # it is no problem "worth doing something about"
+        return "pull"
     if family == "job" and node.name == "push":
         return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
     if family == "job" and node.name in _MOMENTS:

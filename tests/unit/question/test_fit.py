@@ -116,6 +116,20 @@ def test_a_push_is_asked_what_went_wrong_and_a_pull_what_it_promised(
         assert "going wrong" not in asked_pull and "worth doing something about" not in asked_pull, asked_pull
 
 
+@pytest.mark.parametrize("node_type", ["desired_outcome", "job", "emotional_social_job"])
+def test_a_goal_is_asked_what_it_promised_not_what_went_wrong(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, node_type: str
+) -> None:
+    # "When did you first feel that feeling in control on a hard night was worth doing something
+    # about?": what the person wanted is no problem to fix
+    jtbd = methodologies.get("jobs_to_be_done")
+    goal = FocusNode(node_id="g", label="feel in control on a hard night", node_type=node_type)
+    assert fitting_family("push_pull", goal, jtbd) == "pull"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "probe_push_pull", goal, range(3, 12))
+    assert asked and all("feeling in control on a hard night" in q for q in asked), asked
+    assert not any("worth doing something about" in q or "going wrong" in q for q in asked), asked
+
+
 def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
