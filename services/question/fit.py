@@ -10,7 +10,7 @@ do?") misreads the force. In those cases the engine asks the question the strate
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
 with others to elicit a construct, asks a push what went wrong and a pull (or a goal) what it
 promised, asks what job a push stood in the way of (not what getting it sorted would make possible)
-and what the person was after at a moment of the switch timeline.
+and what the person was after at a moment of the switch timeline, and a solution what job it did.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ _UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "abse
 # Node types of a moment on a switch timeline: what the person was after then is asked, not the
 # moment's own goal.
 _MOMENTS = frozenset({"timeline_event"})
+# Node types of what was hired for a job: asked what job it did, not whether it got sorted.
+_SOLUTIONS = frozenset({"solution"})
 # Families that ask about an event or a stage; a participant cannot be one.
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
 # Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
@@ -85,6 +87,8 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
     if family == "job" and node.name in _MOMENTS:
         return "job_at_event"  # not "what bigger goal is buying a steel thermos part of?"
+    if family == "job" and node.name in _SOLUTIONS:
+        return "job_of_solution"  # not "what would getting the capsule machine sorted make possible?"
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
         # always calling the carer?"): it is confirmed, in the method's words where it has its own

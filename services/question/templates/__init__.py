@@ -131,6 +131,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "pull": ("alternatives", "job"),
         "job_behind_push": ("push", "specifics"),
         "job_at_event": ("specifics", "push_pull"),
+        "job_of_solution": ("pull", "alternatives"),
         "anxiety_habit": ("push_pull", "alternatives"),
         "job": ("ladder_up", "push_pull"),
         "specifics": ("clarify", "timeline"),

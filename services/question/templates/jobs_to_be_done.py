@@ -84,6 +84,17 @@ FAMILIES: dict[str, Templates] = {
             "Around the time of {focus}, what were you trying to make progress on?",
         ),
     ),
+    # The job family's questions for a solution in focus ("capsule machine", "barista course"): a
+    # solution is hired for a job, not "sorted" or "gone well".
+    "job_of_solution": Templates(
+        node=(
+            "What job did {focus} do for you?",
+            "What were you really trying to get done when you chose {focus}?",
+            "What would {focus} make possible for you?",
+            "What bigger goal {is} {focus} part of for you?",
+            "How would you know that {focus} {was} doing the job you needed done?",
+        ),
+    ),
     # The job family's questions for a moment of the switch timeline in focus ("had palpitations",
     # "bought a steel thermos"): a moment is no goal in itself ("what bigger goal is having
     # palpitations part of?"), so the question asks what the person was after at the time.

@@ -3,6 +3,8 @@ question about a person, no pole question about a repertory-grid element."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from services.question.fit import fitting_family, participant_types
@@ -139,11 +141,28 @@ def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
     push = FocusNode(node_id="p", label="had palpitations", node_type="push")
     solution = FocusNode(node_id="s", label="capsule machine", node_type="solution")
     assert fitting_family("job", push, jtbd) == "job_behind_push"
-    assert fitting_family("job", solution, jtbd) == "job"
+    assert fitting_family("job", solution, jtbd) == "job_of_solution"
     asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", push, range(3, 15))
     assert len(asked) >= 3, asked
     assert all("having palpitations" in q for q in asked), asked
     assert not any(w in q for q in asked for w in ("sorted", "gone well", "bigger goal")), asked
+
+
+@pytest.mark.parametrize("label", ["capsule machine", "energy drinks"])
+def test_a_solution_is_asked_what_job_it_did(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str
+) -> None:
+    # "What would getting the capsule machine sorted make possible?", "How would you know that the
+    # good thermos flask had gone well?": a solution is hired for a job, not sorted
+    jtbd = methodologies.get("jobs_to_be_done")
+    solution = FocusNode(node_id="s", label=label, node_type="solution")
+    assert fitting_family("job", solution, jtbd) == "job_of_solution"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", solution, range(3, 40))
+    assert len(asked) == 5, asked  # every job_of_solution question
+    assert all(f"the {label}" in q for q in asked), asked
+    assert not any(w in q for q in asked for w in ("sorted", "gone well", "came up")), asked
+    if label == "energy drinks":
+        assert not any(re.search(r"energy drinks (is|was|does)\b", q) for q in asked), asked
 
 
 @pytest.mark.parametrize("label", ["had palpitations", "bought a steel thermos"])
