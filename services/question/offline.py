@@ -118,16 +118,32 @@ def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str
     return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
 
 
-def say_labels(labels: Sequence[str], methodology: MethodologyConfig, spoken: SpokenLabels) -> list[str]:
+def say_labels(
+    labels: Sequence[str],
+    methodology: MethodologyConfig,
+    spoken: SpokenLabels,
+    types: Mapping[str, str] | None = None,
+) -> list[str]:
     """Labels as the interviewer says them back; in a journey or an incident the things and people
     keep the article their labels dropped: "with the driver, the app and checking out on it",
-    "first planning the weekly shop, then the delivery slot" (not "with driver, app and …")."""
-    articles = tpl.method_key(methodology.name) in _SEQUENCE_CHAINS
+    "first planning the weekly shop, then the delivery slot" (not "with driver, app and …"). Where
+    `types` (label -> node type) names a thing met or chosen by, so does it elsewhere ("the secure
+    fit leads to …"), and an attribute is a property ("the detailed sound", not "detailing sound")."""
+    sequence = tpl.method_key(methodology.name) in _SEQUENCE_CHAINS
+    kinds = types or {}
     out: list[str] = []
     for label in labels:
-        text, doing = spoken.say(clean_label(label))
-        out.append(spoken.with_article(text) if articles and not doing else text)
+        kind = kinds.get(label, "")
+        text, doing = spoken.say(clean_label(label), thing=kind in _THING_TYPES)
+        met = sequence or kind in _MET_TYPES
+        out.append(spoken.with_article(text) if met and not doing else text)
     return out
+
+
+def chain_types(graph: GraphDigest) -> dict[str, str]:
+    """The longest chain's node types by label (none when they do not pair with the labels)."""
+    labels, types = graph.longest_chain_labels, graph.longest_chain_types
+    return dict(zip(labels, types, strict=True)) if len(labels) == len(types) else {}
 
 
 def render_chain(labels: Sequence[str], methodology: str) -> str | None:
@@ -265,7 +281,10 @@ class FollowUpComposer:
         if summary:
             values["summary"] = summary
         method_cfg = self._methodology
-        chain_labels = say_labels(chain_to_say(req.graph_summary, method_cfg), method_cfg, self._spoken)
+        graph = req.graph_summary
+        chain_labels = say_labels(
+            chain_to_say(graph, method_cfg), method_cfg, self._spoken, chain_types(graph)
+        )
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from services.question.models import ClosingRequest, OpeningRequest, RephraseRequest, TerminationReason
 from services.question.offline import (
     NARROW_LEADS,
     REPHRASE_LEADS,
     chain_to_say,
+    chain_types,
     render_chain,
     say_labels,
     stable_index,
@@ -142,15 +143,15 @@ def offline_closing(
     topic = topic_phrase(request.concept)
     graph = request.graph_summary
 
-    def said(labels: Sequence[str]) -> list[str]:
-        return say_labels(labels, methodology, spoken) if spoken is not None else list(labels)
+    def said(labels: Sequence[str], types: Mapping[str, str] | None = None) -> list[str]:
+        return say_labels(labels, methodology, spoken, types) if spoken is not None else list(labels)
 
     parts: list[str] = []
     if request.termination_reason is TerminationReason.RESPONDENT_STOP:
         parts.append("Of course, we can stop here.")
     parts.append(f"Thank you so much for taking the time to talk with me about {topic}.")
     summary = join_labels(said(graph.node_labels or graph.longest_chain_labels), 3)
-    chain = render_chain(said(chain_to_say(graph, methodology)), methodology.name)
+    chain = render_chain(said(chain_to_say(graph, methodology), chain_types(graph)), methodology.name)
     if chain:
         parts.append(f"It was really helpful to hear how it fits together for you: {chain}.")
     elif summary:

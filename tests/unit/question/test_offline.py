@@ -482,6 +482,30 @@ def test_a_sequence_is_said_back_with_its_articles(
     assert any(said in q for q in asked), asked
 
 
+def test_a_ladder_says_its_attribute_as_a_thing(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "secure fit leads to …", "detailing sound leads to …": the attribute the ladder starts from
+    # keeps its article and is a property; the value above it takes none
+    mec = methodologies.get("means_end_chain")
+    labels = ("detailed sound", "enjoy my music", "happiness")
+    graph = GraphDigest(
+        node_count=3,
+        node_labels=labels,
+        longest_chain_labels=labels,
+        longest_chain_types=("attribute", "functional_consequence", "terminal_value"),
+    )
+    said = "the detailed sound leads to enjoying your music, and that leads to happiness"
+    request = ClosingRequest(
+        session_id="s1", methodology=mec.name, concept=ConceptBrief(name="Headphones"), graph_summary=graph
+    )
+    assert said in offline_closing(request, mec, spoken)
+    asked = asked_over_turns(
+        methodologies, spoken, mec.name, "reflect", FocusNode(), range(3, 30), graph_summary=graph
+    )
+    assert any(said in q for q in asked), asked
+
+
 def test_closing_without_chain_names_labels(methodologies: MethodologyRegistry) -> None:
     req = ClosingRequest(
         session_id="s1",
