@@ -32,7 +32,7 @@ from services.question.offline_messages import first_part, offline_closing, offl
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
 from services.question.spoken import SpokenLabels
-from services.question.text import normalise_question, topic_kind, topic_phrase
+from services.question.text import join_labels, normalise_question, topic_kind, topic_phrase
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 from tests.unit.question.conftest import asked_over_turns, follow_up
@@ -248,6 +248,22 @@ def test_intent_lead_ins(methodologies: MethodologyRegistry, intent: RespondentI
     question = FollowUpComposer(follow_up(respondent_intent=intent), mec, deepen).compose()
     assert question.startswith(start)
     assert_well_formed(question)
+
+
+def test_a_list_names_a_thing_once() -> None:
+    # "the app, the supermarket app and …": the longer label says the shorter one
+    assert join_labels(["the app", "the supermarket app", "feeling relieved"]) == (
+        "the supermarket app and feeling relieved"
+    )
+    assert join_labels(["driver", "the friendly driver", "the app", "calm"]) == (
+        "the friendly driver, the app and calm"
+    )
+    # different words, or the same label twice: each said once, in order
+    assert (
+        join_labels(["calm", "feeling calmer", "calm", "peace of mind"])
+        == "calm, feeling calmer and peace of mind"
+    )
+    assert join_labels(["a", "b", "a"]) == "a and b"
 
 
 def test_agreement_and_chains() -> None:
