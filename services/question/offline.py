@@ -18,7 +18,15 @@ from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
 from services.question.fit import fitting_family, participant_types
 from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
-from services.question.places import for_doing, is_day, is_state, place_of, placed, preposition_for
+from services.question.places import (
+    for_doing,
+    is_absence,
+    is_day,
+    is_state,
+    place_of,
+    placed,
+    preposition_for,
+)
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
@@ -333,11 +341,12 @@ class FollowUpComposer:
         templates = self._mode_templates(family)
         if self._doing:
             place, clause = "place" in values, "clause" in values
-            state = is_state(values.get("focus", ""))
+            spoken = values.get("focus", "")
+            state, absent = is_state(spoken), is_absence(spoken)
             templates = [
                 x
                 for t in templates
-                if (x := for_doing(t, place=place, clause=clause, state=state)) is not None
+                if (x := for_doing(t, place=place, clause=clause, state=state, absent=absent)) is not None
             ]
         elif self._preposition is not None:
             templates = [

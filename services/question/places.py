@@ -142,6 +142,10 @@ _NOT_OF_PEOPLE = (
     "see or hear at {focus}",
     "{focus} in more detail: where were you",
 )
+# What a template asks of something that happened that cannot be asked of what did not: how it
+# turned out, what made it work, what made the difference in it.
+_NOT_OF_ABSENCES = ("{focus} turned out", "made {focus} work", "made the difference in {focus}")
+_NOBODY = frozenset({"nobody", "no", "none", "nothing", "noone"})
 # "at/during/in {focus}" (or "at the moment of {focus}") in a template
 _BEFORE_DOING = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
 # A focus said back as being somewhere or at some time ("being at the weekend", "being on the train")
@@ -153,18 +157,32 @@ def place_of(spoken: str) -> str:
     return spoken.removeprefix("being ") if spoken.startswith(_BEING_PLACED) else ""
 
 
+def is_absence(spoken: str) -> bool:
+    """Whether a focus says what did not happen ("nobody giving you a written list", "the hospital
+    transport never turning up")."""
+    words = spoken.lower().split()
+    return bool(words) and (
+        words[0] in _NOBODY or any(w in {"never", "not"} or w.endswith("n't") for w in words)
+    )
+
+
 def is_state(spoken: str) -> bool:
     """Whether a focus is said back as a state ("being furious", "there being no slots left")."""
     return spoken.startswith(("being ", "there being "))
 
 
-def for_doing(template: str, *, place: bool, clause: bool, state: bool = False) -> str | None:
+def for_doing(
+    template: str, *, place: bool, clause: bool, state: bool = False, absent: bool = False
+) -> str | None:
     """`template` for a focus said back as a doing; None for a template that cannot take one
     ("why does getting {focus} right matter", and for a `state` "what would have made {focus} right":
-    a state is no thing to make right). With `place`, the template's preposition gives way to
-    `{place}`/`{Place}` (`place_of`); with `clause`, "when"/"while" take `{clause}` (`SpokenLabels.finite`)
-    instead of the gerund `{focus}`."""
+    a state is no thing to make right; for what did not happen, `absent`, "why do you think nobody
+    giving you a list turned out the way it did"). With `place`, the template's preposition gives way
+    to `{place}`/`{Place}` (`place_of`); with `clause`, "when"/"while" take `{clause}`
+    (`SpokenLabels.finite`) instead of the gerund `{focus}`."""
     if "getting {focus}" in template or (state and "made {focus}" in template):
+        return None
+    if absent and any(phrase in template for phrase in _NOT_OF_ABSENCES):
         return None
     slot = "clause" if clause else "focus"
 

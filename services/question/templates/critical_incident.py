@@ -81,6 +81,7 @@ FAMILIES: dict[str, Templates] = {
     "attribution": Templates(
         node=(
             "Why do you think {focus} turned out the way it did?",
+            "Why do you think {clause}?",
             "In your view, what made {focus} work, or not work?",
             "Looking back, what would you want to happen differently with {focus} next time?",
             "What do you think made the difference in {focus}?",

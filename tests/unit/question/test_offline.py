@@ -38,7 +38,10 @@ from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConf
 from tests.unit.question.conftest import asked_over_turns, follow_up
 
 LABELS = ("long battery life", "noise cancelling", "the commute", "customer support", "headphones")
-KNOWN_PLACEHOLDERS = {"focus", "topic", "kind", "summary", "chain", "a", "b", "c", "is", "does", "was", "has"}
+KNOWN_PLACEHOLDERS = {
+    *("focus", "topic", "kind", "summary", "chain", "clause", "a", "b", "c"),
+    *("is", "does", "was", "has"),
+}
 
 
 def assert_well_formed(question: str) -> None:
@@ -229,7 +232,9 @@ def test_template_hygiene() -> None:
                 assert fields <= KNOWN_PLACEHOLDERS, (family, text)
                 assert text.count("?") == 1 and text.endswith("?"), (family, text)
                 if mode == "node":
-                    assert fields & {"focus", "a"}, f"{family} node template must name the focus: {text}"
+                    assert fields & {"focus", "clause", "a"}, (
+                        f"{family} node template must name the focus: {text}"
+                    )
                     # a verb whose subject is the focus agrees with it ("why do original shows matter")
                     assert not _FIXED_VERB_BEFORE_FOCUS.search(text), f"use {{does}}/{{is}}…: {text}"
 

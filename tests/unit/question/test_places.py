@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.question.models import FocusNode
-from services.question.places import for_doing, is_state, placed, preposition_for
+from services.question.places import for_doing, is_absence, is_state, placed, preposition_for
 from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
 from tests.unit.question.conftest import asked_over_turns
@@ -178,3 +178,32 @@ def test_a_time_is_said_as_that_time_not_a_state(
     assert len(asked) > 8, asked
     assert all(said in q for q in asked), asked
     assert not any("being on" in q or "at that" in q.lower() for q in asked), asked
+
+
+@pytest.mark.parametrize(
+    ("label", "asked_why"),
+    [
+        ("nobody gave me a written list", "Why do you think nobody gave you a written list?"),
+        ("hospital transport never turned up", "Why do you think the hospital transport never turned up?"),
+    ],
+)
+def test_what_did_not_happen_is_asked_why_not_how_it_turned_out(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, asked_why: str
+) -> None:
+    # "Why do you think nobody giving you a written list turned out the way it did?", "what made
+    # nobody giving you a written list work, or not work?": an absence did not turn out
+    focus = FocusNode(node_id="n", label=label, node_type="incident")
+    asked = asked_over_turns(
+        methodologies, spoken, "critical_incident", "probe_attribution", focus, range(3, 30)
+    )
+    assert asked_why in asked, asked
+    assert not any(
+        w in q for q in asked for w in ("turned out", "work, or not work", "made the difference")
+    ), asked
+    assert is_absence(spoken.say(label)[0])
+    # what happened still is asked how it turned out
+    happened = FocusNode(node_id="h", label="waited six hours for the discharge letter", node_type="incident")
+    others = asked_over_turns(
+        methodologies, spoken, "critical_incident", "probe_attribution", happened, range(3, 30)
+    )
+    assert any("turned out the way it did" in q for q in others), others
