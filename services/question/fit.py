@@ -31,6 +31,8 @@ _SOLUTIONS = frozenset({"solution"})
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
 # Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
 _FORCES = frozenset({"push", "pull"})
+# Node types of a problem: a push, and a reason the old solution was fired.
+_PROBLEMS = frozenset({"push", "firing_criterion"})
 # Node types of what a switch was for (a result wanted, the job, how they want to feel).
 _GOALS = frozenset({"desired_outcome", "job", "emotional_social_job"})
 # Methods whose terminal nodes are confirmed in words of their own (an incident's explanation or
@@ -79,11 +81,13 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return "actor"
     if family == "push_pull" and node.name in _FORCES:
         return node.name  # a push is asked what went wrong, a pull what it promised
+    if family == "push_pull" and node.name in _PROBLEMS:
+        return "push"  # what made the old solution go ("tasted flat and bitter") pushed
     if family == "push_pull" and node.name in _GOALS:
         # what the person wanted pulls ("what did you hope feeling in control would let you do?");
         # it is no problem "worth doing something about"
         return "pull"
-    if family == "job" and node.name == "push":
+    if family == "job" and node.name in _PROBLEMS:
         return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
     if family == "job" and node.name in _MOMENTS:
         return "job_at_event"  # not "what bigger goal is buying a steel thermos part of?"

@@ -141,6 +141,15 @@ def test_a_push_is_asked_what_job_it_stood_in_the_way_of(
     push = FocusNode(node_id="p", label="had palpitations", node_type="push")
     solution = FocusNode(node_id="s", label="capsule machine", node_type="solution")
     assert fitting_family("job", push, jtbd) == "job_behind_push"
+    # a reason the old solution was fired is a problem too: "What bigger goal is tasting flat and
+    # bitter part of for you?"
+    fired = FocusNode(node_id="f", label="tasted flat and bitter", node_type="firing_criterion")
+    assert fitting_family("job", fired, jtbd) == "job_behind_push"
+    assert fitting_family("push_pull", fired, jtbd) == "push"
+    asked_fired = asked_over_turns(
+        methodologies, spoken, "jobs_to_be_done", "dig_for_job", fired, range(3, 15)
+    )
+    assert asked_fired and not any("bigger goal" in q or "sorted" in q for q in asked_fired), asked_fired
     assert fitting_family("job", solution, jtbd) == "job_of_solution"
     asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", push, range(3, 15))
     assert len(asked) >= 3, asked
