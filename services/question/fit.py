@@ -83,6 +83,10 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         return node.name  # a push is asked what went wrong, a pull what it promised
     if family == "push_pull" and node.name in _PROBLEMS:
         return "push"  # what made the old solution go ("tasted flat and bitter") pushed
+    if family == "push_pull" and node.name in _SOLUTIONS:
+        return "push_pull_solution"  # old or new: not "what made the capsule machine the moment …"
+    if family == "push_pull" and node.name in _MOMENTS:
+        return "push_pull_event"  # not "what was going wrong that made buying a grinder matter?"
     if family == "push_pull" and node.name in _GOALS:
         # what the person wanted pulls ("what did you hope feeling in control would let you do?");
         # it is no problem "worth doing something about"

@@ -132,6 +132,8 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "job_behind_push": ("push", "specifics"),
         "job_at_event": ("specifics", "push_pull"),
         "job_of_solution": ("pull", "alternatives"),
+        "push_pull_solution": ("anxiety_habit", "alternatives"),
+        "push_pull_event": ("specifics", "anxiety_habit"),
         "anxiety_habit": ("push_pull", "alternatives"),
         "job": ("ladder_up", "push_pull"),
         "specifics": ("clarify", "timeline"),

@@ -53,6 +53,27 @@ FAMILIES: dict[str, Templates] = {
             "What made {focus} appealing compared with what you had?",
         ),
     ),
+    # The push_pull family's questions for a solution, old or new ("the capsule machine", "instant"):
+    # the graph does not say which, so neither "what made it the moment to look for something else"
+    # nor "what was going wrong that made it matter". No keywords: never chosen by name.
+    "push_pull_solution": Templates(
+        node=(
+            "What did you hope {focus} would let you do?",
+            "What drew you to {focus}, or pushed you away from it?",
+            "What was it about {focus} that made you think about a change?",
+            "What changed for you once {focus} came into the picture?",
+        ),
+    ),
+    # ... and for a moment of the switch timeline, done or undergone ("bought a hand grinder", "had
+    # palpitations"): the forces around it, not the moment as a force.
+    "push_pull_event": Templates(
+        node=(
+            "What was going wrong for you around the time of {focus}?",
+            "What were you hoping for around the time of {focus}?",
+            "What was pulling you towards something new around the time of {focus}?",
+            "Around the time of {focus}, what made the old way stop being good enough?",
+        ),
+    ),
     "anxiety_habit": Templates(
         node=(
             "What almost stopped you from switching, when it came to {focus}?",

@@ -110,12 +110,42 @@ def test_a_push_is_asked_what_went_wrong_and_a_pull_what_it_promised(
     event = FocusNode(node_id="e", label="bought a steel thermos", node_type="timeline_event")
     assert fitting_family("push_pull", push, jtbd) == "push"
     assert fitting_family("push_pull", pull, jtbd) == "pull"
-    assert fitting_family("push_pull", event, jtbd) == "push_pull"
+    assert fitting_family("push_pull", event, jtbd) == "push_pull_event"
     for turn in range(3, 9):
         asked_push = _ask(methodologies, "jobs_to_be_done", "probe_push_pull", push, turn)
         assert "hope" not in asked_push and "pulled you" not in asked_push, asked_push
         asked_pull = _ask(methodologies, "jobs_to_be_done", "probe_push_pull", pull, turn)
         assert "going wrong" not in asked_pull and "worth doing something about" not in asked_pull, asked_pull
+
+
+@pytest.mark.parametrize(
+    ("node_type", "label", "wrong"),
+    [
+        # the graph does not say whether a solution was the old one or the new one
+        (
+            "solution",
+            "capsule machine",
+            ("the moment to start looking", "going wrong that made", "worth doing"),
+        ),
+        # a moment of the timeline is no force: the forces around it are asked
+        ("timeline_event", "bought a hand grinder", ("going wrong that made", "the moment to start looking")),
+    ],
+)
+def test_push_and_pull_are_asked_around_a_solution_or_a_moment(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    node_type: str,
+    label: str,
+    wrong: tuple[str, ...],
+) -> None:
+    # "What made the capsule machine the moment to start looking for something else?", "What was
+    # going wrong that made buying a hand grinder matter?"
+    focus = FocusNode(node_id="x", label=label, node_type=node_type)
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "probe_push_pull", focus, range(3, 40))
+    assert len(asked) == 4, asked
+    said = spoken.say(label)[0]
+    assert all(said in q for q in asked), asked
+    assert not any(w in q for q in asked for w in wrong), asked
 
 
 @pytest.mark.parametrize("node_type", ["desired_outcome", "job", "emotional_social_job"])
