@@ -175,12 +175,13 @@ def for_doing(
     template: str, *, place: bool, clause: bool, state: bool = False, absent: bool = False
 ) -> str | None:
     """`template` for a focus said back as a doing; None for a template that cannot take one
-    ("why does getting {focus} right matter", and for a `state` "what would have made {focus} right":
-    a state is no thing to make right; for what did not happen, `absent`, "why do you think nobody
-    giving you a list turned out the way it did"). With `place`, the template's preposition gives way
-    to `{place}`/`{Place}` (`place_of`); with `clause`, "when"/"while" take `{clause}`
-    (`SpokenLabels.finite`) instead of the gerund `{focus}`."""
-    if "getting {focus}" in template or (state and "made {focus}" in template):
+    ("why does getting {focus} right matter"; for a `state` or a doing with a subject of its own,
+    `clause`, "what would have made {focus} right": neither is the respondent's to make right; for
+    what did not happen, `absent`, "why do you think nobody giving you a list turned out the way it
+    did"). With `place`, the template's preposition gives way to `{place}`/`{Place}` (`place_of`);
+    with `clause`, "when"/"while" take `{clause}` (`SpokenLabels.finite`) instead of the gerund
+    `{focus}`."""
+    if "getting {focus}" in template or ((state or clause) and "made {focus}" in template):
         return None
     if absent and any(phrase in template for phrase in _NOT_OF_ABSENCES):
         return None

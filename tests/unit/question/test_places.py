@@ -207,3 +207,21 @@ def test_what_did_not_happen_is_asked_why_not_how_it_turned_out(
         methodologies, spoken, "critical_incident", "probe_attribution", happened, range(3, 30)
     )
     assert any("turned out the way it did" in q for q in others), others
+
+
+def test_what_someone_else_did_is_not_made_right(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What would have made the driver turning up with the crates right for you?"
+    focus = FocusNode(node_id="d", label="driver turns up with the crates", node_type="action")
+    asked = asked_over_turns(
+        methodologies, spoken, "customer_journey_mapping", "identify_need", focus, range(3, 30)
+    )
+    assert asked and not any("made the driver" in q for q in asked), asked
+    assert any("when the driver turned up with the crates" in q for q in asked), asked
+    # a doing of the respondent's own still is
+    own = FocusNode(node_id="c", label="check out in the app", node_type="action")
+    mine = asked_over_turns(
+        methodologies, spoken, "customer_journey_mapping", "identify_need", own, range(3, 30)
+    )
+    assert any("made checking out in the app right" in q for q in mine), mine
