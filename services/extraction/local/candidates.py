@@ -279,7 +279,7 @@ class CandidateFinder:
             if not rest:
                 return None
             subject = _state_subject(doc, clause, m, matches, chunks)
-            return self._make(
+            cand = self._make(
                 doc,
                 clause,
                 subject + m.kept + rest,
@@ -289,6 +289,11 @@ class CandidateFinder:
                 conf,
                 source,
             )
+            if cand is not None and not set(cand.label_tokens) & set(rest):
+                # "(someone else had) explained | it": the label kept nothing of what follows the cue,
+                # and the cue word alone names nothing; the clause is left to the other readings
+                return None
+            return cand
         if mode is CueMode.BEFORE:
             start = _before_start(doc, clause, m, matches, chunks)
             if start >= m.start:

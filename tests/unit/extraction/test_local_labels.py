@@ -717,3 +717,17 @@ async def test_a_closing_object_a_word_past_the_cap_is_kept(offline_engine: Extr
     )
     shown = [label for label in longer if label.startswith("showed me")]
     assert shown and all(len(label.split()) <= CHECKED_MAX_WORDS for label in shown), longer
+
+
+async def test_a_cue_word_alone_names_nothing(offline_engine: ExtractionEngine) -> None:
+    # "someone else had explained it" gave the action "explained" (the cue "explained", its object
+    # "it" trimmed): the reason is the whole clause
+    typed = await _typed(
+        offline_engine,
+        "I was readmitted within a week, and I think that was because everyone assumed someone else had"
+        " explained it.",
+        "critical_incident",
+        question="In your view, what made it work, or not work?",
+    )
+    assert ("action", "explained") not in typed, typed
+    assert any(kind == "attribution" and "everyone assumed" in label for kind, label in typed), typed
