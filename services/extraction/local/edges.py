@@ -154,6 +154,9 @@ def _coerced(
     ]
     options = soft or ([second] if isinstance(second, Candidate) else [])
     options = [c for c in options if c.source != "existing"]  # a node from an earlier turn keeps its type
+    # so does a thing or person named by a noun ("the driver carried the bags": the bags are no
+    # emotion the driver evoked)
+    options = [c for c in options if not (isinstance(c, Candidate) and c.from_noun)]
     for cand in options:
         other = first if cand is second else second
         current = chooser.level(cand.node_type)

@@ -731,3 +731,17 @@ async def test_a_cue_word_alone_names_nothing(offline_engine: ExtractionEngine) 
     )
     assert ("action", "explained") not in typed, typed
     assert any(kind == "attribution" and "everyone assumed" in label for kind, label in typed), typed
+
+
+async def test_a_named_thing_keeps_its_type_when_a_link_is_forced(offline_engine: ExtractionEngine) -> None:
+    # "because of that the driver carried the bags": the stated link between two touchpoints retyped
+    # "bags" to an emotion the driver evoked (asked back as "What did you need at bags?")
+    typed = await _typed(
+        offline_engine,
+        "The delivery arrives on Tuesday evening, and that meant dealing with a friendly driver, and because"
+        " of that the driver carried the bags up three flights of stairs.",
+        "customer_journey_mapping",
+        question="What would have made the driver right for you?",
+    )
+    assert ("touchpoint", "bags") in typed, typed
+    assert not any(kind == "emotion" for kind, _ in typed), typed
