@@ -42,6 +42,10 @@ from services.question.text import (
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 
 _PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
+# Singular nouns that end in a plural's "s" ("the steel thermos is", not "are").
+_SINGULAR_WORDS = frozenset(
+    {"thermos", "lens", "gas", "chaos", "canvas", "atlas", "bias", "diabetes", "maths"}
+)
 _SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
@@ -72,6 +76,8 @@ def is_plural(label: str) -> bool:
     last = words[-1]
     if last in _PLURAL_WORDS:
         return True
+    if last in _SINGULAR_WORDS:
+        return False
     return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 3
 
 

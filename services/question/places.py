@@ -185,6 +185,8 @@ def for_doing(
         return None
     if absent and any(phrase in template for phrase in _NOT_OF_ABSENCES):
         return None
+    if "the job {focus}" in template:
+        return None  # "the job buying a steel thermos was doing for you" reads as a garden path
     slot = "clause" if clause else "focus"
 
     def connect(m: re.Match[str]) -> str:

@@ -278,6 +278,7 @@ def test_agreement_and_chains() -> None:
     assert not is_plural("energy that lasts") and not is_plural("price of apples")
     assert is_plural("bags of shopping") and is_plural("drivers who call ahead")
     assert not is_plural("little ritual between meetings") and not is_plural("a break during shifts")
+    assert not is_plural("steel thermos") and not is_plural("the camera lens")  # singular, in "s"
     assert render_chain(["a feature", "a benefit", "a value"], "means_end_chain") == (
         "a feature leads to a benefit, and that leads to a value"
     )

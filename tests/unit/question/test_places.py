@@ -225,3 +225,17 @@ def test_what_someone_else_did_is_not_made_right(
         methodologies, spoken, "customer_journey_mapping", "identify_need", own, range(3, 30)
     )
     assert any("made checking out in the app right" in q for q in mine), mine
+
+
+def test_a_doing_is_not_asked_the_job_it_was_doing(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "How would you sum up, in one sentence, the job buying a steel thermos was doing for you?"
+    def asked(label: str, node_type: str) -> set[str]:
+        focus = FocusNode(node_id="x", label=label, node_type=node_type)
+        return asked_over_turns(methodologies, spoken, "jobs_to_be_done", "validate_job", focus, range(3, 40))
+
+    doing = asked("bought a steel thermos", "timeline_event")
+    assert doing and not any("the job buying" in q for q in doing), doing
+    thing = asked("steel thermos", "solution")
+    assert any("the job the steel thermos was doing for you" in q for q in thing), thing
