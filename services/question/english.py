@@ -339,6 +339,29 @@ NO_ARTICLE = {
 }
 
 
+# Relatives named by their relation, not as a name: said back as "your wife", not "the wife".
+RELATIVES = frozenset(
+    {
+        "wife",
+        "husband",
+        "partner",
+        "son",
+        "daughter",
+        "brother",
+        "sister",
+        "mother",
+        "father",
+        "parents",
+        "children",
+        "kids",
+        "grandson",
+        "granddaughter",
+        "niece",
+        "nephew",
+        "aunt",
+        "uncle",
+    }
+)
 # Past participles not formed with "-ed" that follow a linking verb ("feels made for me").
 PARTICIPLES = frozenset({"made", "meant", "built", "done", "written", "chosen", "left", "lost", "forgotten"})
 # Adverbs between a subject and its verb ("the booking just fell …"); "-ly" words count too

@@ -110,12 +110,14 @@ class SpokenLabels:
         """A role or a thing the respondent dealt with, said back with the article the label
         dropped: "the nurse", "the discharge team", "the app". Names (not in the word lists), family
         words used as names ("dad"), days ("Sunday evening", not "the Sunday evening") and phrases
-        that start with a determiner or pronoun stay as they are."""
+        that start with a determiner or pronoun stay as they are; a relative is "your daughter"."""
         words = spoken.split()
         if not self._forms.nouns or not words or words[0].lower() in en.DETERMINERS | en.NO_ARTICLE:
             return spoken  # without the word lists no article is guessed
         if is_day(spoken):
             return spoken
+        if len(words) == 1 and words[0] in en.RELATIVES:
+            return f"your {spoken}"  # "your daughter", not "the daughter" (the label dropped "my")
         if len(words) == 1 and words[0] in self._forms.adjectives:
             return spoken  # "waterproof", "premium": a property, not "the waterproof"
         # the word lists are lower-case: a name ("Boots", "Dr Patel") is in none

@@ -189,6 +189,8 @@ def test_a_doing_is_asked_about_with_when_not_at(
         ("carer", "the carer"),
         ("station café", "the station café"),
         ("sunday evening", "sunday evening"),  # a day is no thing: not "the sunday evening"
+        ("daughter", "your daughter"),  # a relative is the respondent's: not "the daughter"
+        ("wife", "your wife"),
         ("Friday afternoon", "Friday afternoon"),
     ],
 )
