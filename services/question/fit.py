@@ -8,12 +8,15 @@ parse; a repertory-grid pole question about an element ("what is the opposite of
 for nonsense; a pull question about a push ("what did you hope having palpitations would let you
 do?") misreads the force. In those cases the engine asks the question the strategy would ask of
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
-with others to elicit a construct, asks a push what went wrong and a pull (or a goal) what it
-promised, asks what job a push stood in the way of (not what getting it sorted would make possible)
-and what the person was after at a moment of the switch timeline, and a solution what job it did.
+with others to elicit a construct, and in a switch interview asks a push what went wrong and a pull
+(or a goal) what it promised, a problem what job it stood in the way of, a solution what job it did
+and a moment of the timeline what the person was after then (`_BY_TYPE`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from services.question import templates as tpl
 from services.question.elements import element_types
@@ -22,19 +25,36 @@ from shared.methodology_models import MethodologyConfig
 
 # Families that ask for the next rung up (or the result) of the focus.
 _UPWARD = frozenset({"ladder_up", "job", "need", "outcome", "attribution", "absence", "contrast"})
-# Node types of a moment on a switch timeline: what the person was after then is asked, not the
-# moment's own goal.
-_MOMENTS = frozenset({"timeline_event"})
-# Node types of what was hired for a job: asked what job it did, not whether it got sorted.
-_SOLUTIONS = frozenset({"solution"})
 # Families that ask about an event or a stage; a participant cannot be one.
 _EVENTUAL = frozenset({"actions", "outcome", "attribution", "scene", "absence"})
-# Switch forces with a question family of their own (jobs_to_be_done's "push" and "pull").
-_FORCES = frozenset({"push", "pull"})
-# Node types of a problem: a push, and a reason the old solution was fired.
-_PROBLEMS = frozenset({"push", "firing_criterion"})
-# Node types of what a switch was for (a result wanted, the job, how they want to feel).
-_GOALS = frozenset({"desired_outcome", "job", "emotional_social_job"})
+# (family, node type) -> the family that asks the same strategy's question of a switch interview's
+# kind of node (jobs_to_be_done's types):
+_BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
+    {
+        # a push is asked what went wrong, and so is what made the old solution go ("tasted flat and
+        # bitter"); a pull what it promised, and so is what the switch was for ("what did you hope
+        # feeling in control would let you do?", not "… worth doing something about?")
+        ("push_pull", "push"): "push",
+        ("push_pull", "firing_criterion"): "push",
+        ("push_pull", "pull"): "pull",
+        ("push_pull", "desired_outcome"): "pull",
+        ("push_pull", "job"): "pull",
+        ("push_pull", "emotional_social_job"): "pull",
+        # a solution may be the old one or the new one ("what made the capsule machine the moment to
+        # start looking …?"); a moment of the timeline is no force ("what was going wrong that made
+        # buying a grinder matter?"): the forces around either are asked
+        ("push_pull", "solution"): "push_pull_solution",
+        ("push_pull", "timeline_event"): "push_pull_event",
+        # a problem is no job to get sorted ("what would getting having palpitations sorted make
+        # possible?"): the job it stood in the way of is asked
+        ("job", "push"): "job_behind_push",
+        ("job", "firing_criterion"): "job_behind_push",
+        # a moment is no goal ("what bigger goal is buying a steel thermos part of?"): what the person
+        # was after then; a solution is hired for a job ("… getting the capsule machine sorted")
+        ("job", "timeline_event"): "job_at_event",
+        ("job", "solution"): "job_of_solution",
+    }
+)
 # Methods whose terminal nodes are confirmed in words of their own (an incident's explanation or
 # lesson is not "where it all leads for you").
 _TOPS = {"critical_incident": "account_top"}
@@ -79,24 +99,9 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
         family = "ladder_up"
     if family in _EVENTUAL and node.name in participant_types(methodology):
         return "actor"
-    if family == "push_pull" and node.name in _FORCES:
-        return node.name  # a push is asked what went wrong, a pull what it promised
-    if family == "push_pull" and node.name in _PROBLEMS:
-        return "push"  # what made the old solution go ("tasted flat and bitter") pushed
-    if family == "push_pull" and node.name in _SOLUTIONS:
-        return "push_pull_solution"  # old or new: not "what made the capsule machine the moment …"
-    if family == "push_pull" and node.name in _MOMENTS:
-        return "push_pull_event"  # not "what was going wrong that made buying a grinder matter?"
-    if family == "push_pull" and node.name in _GOALS:
-        # what the person wanted pulls ("what did you hope feeling in control would let you do?");
-        # it is no problem "worth doing something about"
-        return "pull"
-    if family == "job" and node.name in _PROBLEMS:
-        return "job_behind_push"  # not "what would getting having palpitations sorted make possible?"
-    if family == "job" and node.name in _MOMENTS:
-        return "job_at_event"  # not "what bigger goal is buying a steel thermos part of?"
-    if family == "job" and node.name in _SOLUTIONS:
-        return "job_of_solution"  # not "what would getting the capsule machine sorted make possible?"
+    fitted = _BY_TYPE.get((family, node.name))
+    if fitted is not None:
+        return fitted
     if family in _UPWARD | _EVENTUAL and node.terminal:
         # nothing above a terminal node, and a lesson drawn is no event ("what did you do while
         # always calling the carer?"): it is confirmed, in the method's words where it has its own
