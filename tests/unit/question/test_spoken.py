@@ -96,6 +96,8 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
+        # "an" is no past form of "a" ("scrolling for half aing hour")
+        ("scrolling for half an hour", "scrolling for half an hour"),
         # after a frequency adverb, an adjective before a preposition (or alone) is a state
         ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
         ("usually calm", "usually being calm"),
