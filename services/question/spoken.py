@@ -408,12 +408,7 @@ class SpokenLabels:
             word = words[i]
             if word in en.BE and word not in {"be", "being"}:
                 return i
-            # (the lemma table also maps "an" to "a": a determiner is no past form)
-            irregular = (
-                forms.verb_lemma(word) != word
-                and not word.endswith(("en", "ing", "s"))
-                and word not in en.DETERMINERS
-            )
+            irregular = forms.verb_lemma(word) != word and not word.endswith(("en", "ing", "s"))
             regular = word.endswith("ed") and forms.is_verb_form(word) and word not in forms.adjectives
             # (the words are in the second person already: "my"/"me" are "your"/"you" here)
             after_object = words[i - 1] not in _OPEN_BEFORE_OBJECT

@@ -46,9 +46,10 @@ class WordForms:
         return str(found) if found else word
 
     def verb_lemma(self, word: str) -> str:
-        """The lemma of `word` read as a verb: "well" is the verb itself, not a form of "good"."""
+        """The lemma of `word` read as a verb: "well" is the verb itself, not a form of "good", and
+        a word whose lemma is no verb is its own ("an" is no form of "a")."""
         lemma = self.lemma(word)
-        return word if lemma not in self.verbs and word in self.verbs else lemma
+        return lemma if lemma in self.verbs or not self.verbs else word
 
     def is_verb_form(self, word: str) -> bool:
         """Whether `word` is a verb or an inflection of one."""

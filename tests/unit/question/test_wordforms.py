@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.question.wordforms import gerund, past_tense
+from services.question.wordforms import WordForms, gerund, past_tense
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,17 @@ def test_gerund(verb: str, ing: str) -> None:
 )
 def test_past_tense(verb: str, past: str) -> None:
     assert past_tense(verb) == past
+
+
+@pytest.mark.parametrize(
+    ("word", "lemma"),
+    [
+        ("arrives", "arrive"),
+        ("took", "take"),
+        ("well", "well"),  # the verb itself, not a form of "good"
+        ("an", "an"),  # the table maps it to "a", which is no verb: "scrolling for half aing hour"
+        ("hours", "hours"),
+    ],
+)
+def test_a_verb_lemma_is_a_verb_or_the_word_itself(word: str, lemma: str) -> None:
+    assert WordForms.load().verb_lemma(word) == lemma
