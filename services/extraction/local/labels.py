@@ -132,6 +132,8 @@ _TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SP
 MAX_LABEL_WORDS = 7
 # Verbs that take "after" as their own particle ("look after", "take after"), not as a time clause.
 _AFTER_VERBS = frozenset({"look", "take"})
+# Nouns that make one verb with a closing "of" ("taken advantage of", "taken care of", "got rid of").
+_OF_VERB_NOUNS = frozenset({"advantage", "care", "rid", "fun", "hold", "track", "sight"})
 # Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
 _PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
@@ -407,6 +409,10 @@ def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
     before = idx[-2]
     if doc[idx[-1]].lower_ == "after":
         return after_is_particle(doc, idx[-1])
+    if doc[idx[-1]].lower_ == "of":
+        # "(not being) taken advantage of", "taken care of", "got rid of": the noun and its "of" are
+        # one verb
+        return doc[before].lower_ in _OF_VERB_NOUNS
     if doc[idx[-1]].lower_ not in _PARTICLES:
         return False
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:

@@ -561,6 +561,17 @@ async def test_looked_after_keeps_its_after(offline_engine: ExtractionEngine, te
     assert "need to feel looked after" in labels, labels
 
 
+async def test_a_noun_verb_keeps_its_closing_of(offline_engine: ExtractionEngine) -> None:
+    # "hate feeling taken advantage" (of): the closing "of" read as a preposition that lost its object
+    labels = await _labels(
+        offline_engine,
+        "Mostly I hate feeling taken advantage of.",
+        "means_end_chain",
+        question="Why does that matter?",
+    )
+    assert any(label.endswith("feeling taken advantage of") for label in labels), labels
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
