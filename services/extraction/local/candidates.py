@@ -9,7 +9,7 @@ from spacy.tokens import Doc, Span, Token
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
 from services.extraction.local.labels import TIME_NOUNS, after_is_particle, is_time_adverb, shape_label
 from services.extraction.local.segment import Clause, strip_frames
-from services.extraction.local.stance import stance_of
+from services.extraction.local.stance import denies_friction, stance_of
 
 _MODE_CONFIDENCE = {
     CueMode.PHRASE: 0.75,
@@ -360,6 +360,8 @@ class CandidateFinder:
         content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i]) or doc[i].lower_ in _QUALIFIERS}
         if not content or content <= self.lexicon.ignore:
             return None
+        if node_type in self.lexicon.spec.friction_types and denies_friction(doc, kept[0], kept[-1] + 1):
+            return None  # "there were no problems at all": a friction denied
         q_start = min(q_start, kept[0])
         q_end = max(q_end, kept[-1] + 1)
         return Candidate(

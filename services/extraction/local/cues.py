@@ -130,6 +130,9 @@ class LexiconFile(BaseModel):
     # a stated causal link between two items of one type that may not link to each other retypes the
     # effect to the nearest type that may ("X, and because of that Y": incident -> action)
     retype_same_type_links: bool = False
+    # node types that name something that went wrong: an item of one whose own words read well once
+    # negated ("there were no problems", "the van wasn't late") names no friction and is none
+    friction_types: list[str] = Field(default_factory=list)
     # node type -> endings of "<left side> <connective>" that type the bare clause the connective
     # introduces ("that was because" -> attribution, "what i took from it" -> learning)
     reason_types: dict[str, list[str]] = Field(default_factory=dict)
@@ -240,7 +243,10 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
             if e not in edge_names
         ]
     problems += [
-        f"sequence_types: {t!r} is not a node type" for t in spec.sequence_types if t not in node_names
+        f"{key}: {t!r} is not a node type"
+        for key in ("sequence_types", "friction_types")
+        for t in getattr(spec, key)
+        if t not in node_names
     ]
     problems += [f"question_types.{t}: not a node type" for t in spec.question_types if t not in node_names]
     problems += [f"reason_types.{t}: not a node type" for t in spec.reason_types if t not in node_names]

@@ -71,6 +71,11 @@ _NEGATIVE = frozenset(
         "worried",
         "endless",
         "flat",
+        "hassle",
+        "trouble",
+        "issue",
+        "fuss",
+        "delay",
     }
 )
 _NEGATORS = frozenset({"not", "n't", "never", "no", "nobody", "without"})
@@ -93,3 +98,17 @@ def stance_of(doc: Doc, start: int, end: int) -> int:
             polarity = -polarity
         score += polarity
     return (score > 0) - (score < 0)
+
+
+def denies_friction(doc: Doc, start: int, end: int) -> bool:
+    """Whether the negative words of tokens [start, end) are all negated ("no problems", "wasn't
+    late"): words of praise do not count ("the good slots are gone" still names a friction)."""
+    negated = plain = False
+    for i in range(start, end):
+        if doc[i].lower_ not in _NEGATIVE and doc[i].lemma_.lower() not in _NEGATIVE:
+            continue
+        if any(doc[j].lower_ in _NEGATORS for j in range(max(0, i - 3), i)):
+            negated = True
+        else:
+            plain = True
+    return negated and not plain

@@ -26,13 +26,15 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
     methodologies: MethodologyRegistry, pipeline: NlpPipeline, tmp_path: Path
 ) -> None:
     (tmp_path / "means_end_chain.yaml").write_text(
-        "types:\n  benefit:\n    phrase: [cheap]\nedges:\n  causal: [causes]\n", encoding="utf-8"
+        "types:\n  benefit:\n    phrase: [cheap]\nedges:\n  causal: [causes]\nfriction_types: [snag]\n",
+        encoding="utf-8",
     )
     with pytest.raises(LexiconError) as excinfo:
         load_lexicon(methodologies.get("means_end_chain"), pipeline, tmp_path)
     message = str(excinfo.value)
     assert "means_end_chain.yaml" in message
     assert "types.benefit" in message and "edges.causal: 'causes'" in message
+    assert "friction_types: 'snag'" in message
 
 
 def test_without_a_file_the_ontology_examples_are_the_cues(
