@@ -275,10 +275,25 @@ def _object_overflows(doc: Doc, idx: list[int]) -> bool:
     while _word_count(doc, idx[: n + 1]) <= MAX_LABEL_WORDS:
         n += 1
     rest = idx[n:]
+    if len(rest) == 1 and rest[0] - 1 in idx and _manner_after_object(doc, rest[0]):
+        return True  # "a treat to make it | slowly": the verb's object and how it is done
     return (
         bool(rest)
         and all(doc[i].pos_ in _OBJECT_GOES_ON for i in rest)
         and doc[rest[-1]].pos_ in {"NOUN", "PROPN"}
+    )
+
+
+def _manner_after_object(doc: Doc, i: int) -> bool:
+    """Whether token `i` is an adverb of manner ("slowly") right after a verb's object ("make it")."""
+    tok = doc[i]
+    return (
+        tok.pos_ == "ADV"
+        and tok.lower_.endswith("ly")
+        and len(tok.text) > 4
+        and doc[i - 1].pos_ in {"PRON", "NOUN", "PROPN"}
+        and i - 2 >= 0
+        and doc[i - 2].pos_ in {"VERB", "DET", "PRON", "ADJ"}
     )
 
 

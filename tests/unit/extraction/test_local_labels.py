@@ -572,6 +572,16 @@ async def test_a_noun_verb_keeps_its_closing_of(offline_engine: ExtractionEngine
     assert any(label.endswith("feeling taken advantage of") for label in labels), labels
 
 
+async def test_how_a_thing_is_done_stays_after_its_object(offline_engine: ExtractionEngine) -> None:
+    # "feels like a treat to make" (it slowly): the cap cut the verb's object and its manner
+    labels = await _labels(
+        offline_engine,
+        "That was because it feels like a treat to make it slowly.",
+        question="What did you hope the barista course would let you do?",
+    )
+    assert "feels like a treat to make it slowly" in labels, labels
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
