@@ -459,5 +459,9 @@ NO_OBJECT_VERBS = frozenset(
 NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")
 STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
+# What a feeling is of, with or about ("tired of", "bored with", "worried about").
+FEELING_LINKS = frozenset({"of", "with", "about"})
+# Adjectives the word tables also list as verbs or nouns, said of a state before "of" ("sick of").
+STATES_OF = frozenset({"sick", "full", "free", "short", "fond", "aware", "sure"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
 ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})

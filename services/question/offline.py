@@ -56,7 +56,7 @@ _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
 # Node types of things the respondent dealt with, went through or chose by (a journey's touchpoints
 # and stages, a job's solutions, a product's attributes): said back with the article their labels
 # dropped ("the app", "the café", "at the delivery slot", "the secure fit").
-_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute"})
+_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push"})
 # Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
 _THING_TYPES = frozenset({"attribute"})
 

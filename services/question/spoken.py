@@ -169,6 +169,14 @@ class SpokenLabels:
             # "responsible with money" -> "being responsible with money", "proud of my work"; "easy
             # to find something" has its subject elsewhere and stays
             return ["being", *words]
+        if (first == "fed" and nxt == "up") or (
+            nxt in en.FEELING_LINKS
+            and first in self._forms.adjectives
+            and (first.endswith("ed") or first in en.STATES_OF)
+        ):
+            # "tired of the afternoon slump", "fed up with the taste": a state, not the doings
+            # "tiring of …", "feeding up with …"
+            return ["being", *words]
         if (
             first in en.STATE_PREPOSITIONS | en.STATIVE_PARTICIPLES
             or (first == "back" and nxt in en.BACK_TO)
@@ -375,6 +383,13 @@ class SpokenLabels:
             and words[start + 2] in en.MID_ADVERBS
         ):
             start += 1  # a subject of two nouns before an adverb: "hospital transport never turned up"
+        if (
+            len(words) > start + 2
+            and words[start] in forms.adjectives
+            and not forms.is_noun_form(words[start])
+            and forms.is_noun_form(words[start + 1])
+        ):
+            start += 1  # "long queues at the station": an adjective is no subject, "queues" no verb
         v = self._past_adverbs(words, start + 1)
         if len(words) == v + 1 and v == start + 1 and self._is_common_noun(words[start]):
             # "energy crashed", "the phone died": a noun and a verb that takes no object

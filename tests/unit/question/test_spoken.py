@@ -101,6 +101,12 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         # after a frequency adverb, an adjective before a preposition (or alone) is a state
         ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
         ("usually calm", "usually being calm"),
+        # a feeling before "of", "with" or "about" is a state, not a doing ("tiring of", "feeding up")
+        ("tired of the afternoon slump", "being tired of the afternoon slump"),
+        ("fed up with the taste of instant", "being fed up with the taste of instant"),
+        ("sick of feeling wired and shaky", "being sick of feeling wired and shaky"),
+        ("bored with the same coffee", "being bored with the same coffee"),
+        ("complained about the delay", "complaining about the delay"),  # a doing stays one
         # bare nouns joined by "and" before a preposition are one doing's objects; after a noun
         # phrase with its article, "and wait for …" is a second doing
         ("survive rain and sweat for years", "surviving rain and sweat for years"),
@@ -132,6 +138,8 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("easy to find something", "easy to find something"),  # its subject is elsewhere: no "being"
         ("no adverts", "no adverts"),  # a pole, not what was missing
         ("home delivery", "home delivery"),  # "home" names the kind of delivery
+        # an adjective is no subject: "queues" is no verb ("long queuing at the station")
+        ("long queues at the station", "long queues at the station"),
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -362,3 +370,16 @@ def test_what_was_not_there_is_asked_about_with_there(
     asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "identify_need", focus)
     assert any("when there were no evening slots left" in q for q in asked), asked
     assert not any("at no evening" in q or "made there being" in q for q in asked), asked
+
+
+@pytest.mark.parametrize(
+    ("label", "node_type"),
+    [("little ritual between meetings", "pull"), ("afternoon energy slump", "push")],
+)
+def test_what_pulled_or_pushed_is_said_with_its_article(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, node_type: str
+) -> None:
+    # "What was it about little ritual between meetings that pulled you towards something new?"
+    focus = FocusNode(node_id="p", label=label, node_type=node_type)
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "probe_push_pull", focus)
+    assert all(f"the {label}" in q for q in asked), asked
