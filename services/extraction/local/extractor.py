@@ -20,7 +20,7 @@ from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor
-from services.extraction.local.remention import rementions
+from services.extraction.local.remention import rementions, restated_anchor
 from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
@@ -86,6 +86,7 @@ class LocalExtractor:
         chooser = EdgeChooser(methodology)
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
+        restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP)
         relations = list(analysis.result.discourse_relations)
         cands += sequence_events(doc, parts, cands, relations, lex)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)

@@ -9,7 +9,7 @@ graph store resolves it to that node and the new edge joins the earlier turn's n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
@@ -77,3 +77,49 @@ def rementions(
         )
         taken.update(tokens)
     return out
+
+
+# What a respondent says before repeating themselves ("Like I said, I can still hear the traffic").
+_RESTATING = (
+    ("like", "i", "said"),
+    ("as", "i", "said"),
+    ("like", "i", "say"),
+    ("as", "i", "say"),
+    ("like", "i", "mentioned"),
+    ("as", "i", "mentioned"),
+    ("like", "i", "told", "you"),
+    ("as", "i", "told", "you"),
+)
+
+
+def restated_anchor(
+    doc: Doc,
+    cands: list[Candidate],
+    anchor: ExistingNode | None,
+    lemmatize: Callable[[str], list[str]],
+    stop: frozenset[str],
+) -> None:
+    """The item right after "like I said" is the node the question asked about, said again in other
+    words ("hear the traffic" for "hear cars and cyclists coming"): it takes the node's label, so
+    the graph gains no near-copy and what follows links to the node itself. Only an item of the
+    node's type that shares a content word with it, in the sentence the marker opens."""
+    if anchor is None:
+        return
+    words = {lem for lem in lemmatize(anchor.label) if lem not in stop}
+    lowers = [t.lower_ for t in doc]
+    for marker in _RESTATING:
+        size = len(marker)
+        ends = [i + size for i in range(len(lowers) - size + 1) if tuple(lowers[i : i + size]) == marker]
+        for end in ends:
+            sentence_end = doc[end - 1].sent.end if doc.has_annotation("SENT_START") else len(doc)
+            after = sorted(
+                (c for c in cands if end <= c.label_tokens[0] < sentence_end and not c.from_noun),
+                key=lambda c: c.label_tokens[0],
+            )
+            if not after:
+                continue
+            first = after[0]
+            same_words = words & {lem for lem in lemmatize(first.label) if lem not in stop}
+            if first.node_type == anchor.node_type and same_words and first.label != anchor.label:
+                first.label = anchor.label
+                first.source = "existing"

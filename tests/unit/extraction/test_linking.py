@@ -161,3 +161,43 @@ async def test_two_poles_on_either_side(offline_engine: ExtractionEngine) -> Non
         types
     )
     assert ("no adverts", "contrasts_with", "constant adverts") in _edges(result)
+
+
+_HEARING = (("ambient sound mode", "attribute"), ("hear cars and cyclists coming", "functional_consequence"))
+
+
+async def test_what_follows_like_i_said_is_the_node_asked_about(offline_engine: ExtractionEngine) -> None:
+    # "Like I said, I can still hear the traffic" made a near-copy "hear the traffic" of the focus,
+    # and the next rung linked to the copy: the chain to the attribute broke
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "Like I said, I can still hear the traffic around me, which means I feel safe when I run alone.",
+        question="And what does hearing cars and cyclists coming make possible for you in the end?",
+        existing=_HEARING,
+    )
+    assert "hear the traffic" not in _types(result), _types(result)
+    assert ("hear cars and cyclists coming", "leads_to", "feel safe") in _edges(result), _edges(result)
+
+
+async def test_a_new_item_after_like_i_said_stays_new(offline_engine: ExtractionEngine) -> None:
+    # no word of the focus in it: something else said again, not the focus
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "Like I said, I feel safe when I run alone.",
+        question="And what does hearing cars and cyclists coming make possible for you in the end?",
+        existing=_HEARING,
+    )
+    assert "feel safe" in _types(result), _types(result)
+    # without "like I said" the item is new words, and a new node
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "I can still hear the traffic around me, which means I feel safe when I run alone.",
+        question="And what does hearing cars and cyclists coming make possible for you in the end?",
+        existing=_HEARING,
+    )
+    assert "hear the traffic around me" in _types(result) or "hear the traffic" in _types(result), _types(
+        result
+    )
