@@ -278,7 +278,9 @@ class CandidateFinder:
             rest = strip_frames(doc, list(range(m.end, end)), lead=False)
             if not rest:
                 return None
-            subject = _state_subject(doc, clause, m, matches, chunks)
+            subject = _state_subject(
+                doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant)
+            )
             cand = self._make(
                 doc,
                 clause,
@@ -438,21 +440,55 @@ def _verb_like(tok: Token) -> bool:
 
 
 def _state_subject(
-    doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span]
+    doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span], participants: bool
 ) -> list[int]:
     """The noun phrase a kept "was/were …" cue describes, when it stands right before the cue.
 
     "all the good slots | were gone by sunday night": without its subject the state reads as a doing
     ("gone by sunday night" said back as "going by sunday night").
     """
-    if not m.kept or m.kept[0] != m.start or doc[m.start].lemma_.lower() != "be":
+    if not m.kept or m.kept[0] != m.start:
+        return []
+    cue = doc[m.start]
+    if cue.lemma_.lower() != "be" and (cue.pos_ == "VERB" or cue.lemma_.lower() != cue.lower_):
+        # "my wife | lost half a day's pay": someone else's doing keeps its doer, else it is said
+        # back as the respondent's own ("how did losing half a day's pay affect you?"). A doer that
+        # is an item of its own stays one where no participant edge would join the two ("instant
+        # coffee | tasted burnt" links the solution to its firing criterion)
+        start = m.start
+        while start > clause.start and m.start - start < 3 and _in_doer(doc[start - 1]):
+            start -= 1
+        if not is_doer(doc, start, m.start):
+            return []
+        own = any(o is not m and o.start < m.start and start < o.end for o in matches)
+        return [] if own and not participants else list(range(start, m.start))
+    if cue.lemma_.lower() != "be":
         return []
     chunk = next((c for c in chunks if c.end == m.start and c.start >= clause.start), None)
     if chunk is None or doc[chunk.end - 1].pos_ not in {"NOUN", "PROPN"}:
         return []
-    if any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches):
+    own_item = any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches)
+    if own_item:
         return []  # "YouTube is mostly …": a subject that is an item of its own stays one
     return list(range(chunk.start, chunk.end))
+
+
+_POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your"})
+
+
+def _in_doer(tok: Token) -> bool:
+    return tok.pos_ in {"DET", "ADJ", "NOUN", "PROPN"} or tok.lower_ in _POSSESSIVES
+
+
+def is_doer(doc: Doc, start: int, end: int) -> bool:
+    """Whether tokens [start, end) are a short noun phrase naming someone or something other than
+    the respondent ("my wife", "the ward pharmacist"): not "I", "it", nor a clause of its own."""
+    if not 1 <= end - start <= 3 or doc[end - 1].pos_ not in {"NOUN", "PROPN"}:
+        return False
+    return all(
+        doc[i].pos_ in {"DET", "ADJ", "NOUN", "PROPN"} or doc[i].lower_ in _POSSESSIVES
+        for i in range(start, end)
+    )
 
 
 def _new_clause_after(doc: Doc, start: int, end: int) -> bool:

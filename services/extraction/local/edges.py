@@ -4,7 +4,7 @@ existing node the question is about (the anchor)."""
 from __future__ import annotations
 
 import re
-from itertools import pairwise
+from itertools import pairwise, permutations
 
 from spacy.tokens import Doc
 
@@ -51,7 +51,9 @@ def link_candidates(
         coerce: bool = False,
     ) -> None:
         # `first` -> `second` is the preferred direction when the levels do not decide it.
-        if _same_item(first.label, second.label):
+        if _same_item(first.label, second.label) and not (
+            preferences is prefs.participant and _doer_and_doing(first, second)
+        ):
             return  # "battery life … long battery life": one item mentioned twice
         if up and isinstance(second, Candidate) and second.weak:
             if isinstance(first, Candidate) and first.node_type == second.node_type:
@@ -110,6 +112,10 @@ def link_candidates(
             for noun in (c for c in inside if c.from_noun):
                 for other in (c for c in inside if not c.from_noun):
                     link(other, noun, prefs.participant, 0.55)
+            # "my daughter picked me up": the doing keeps its doer in its label, and involves it
+            for doer, doing in permutations(inside, 2):
+                if _doer_and_doing(doer, doing) and len(doer.label) < len(doing.label):
+                    link(doing, doer, prefs.participant, 0.55)
     edges += _sequence(doc, cands, lex, chooser)
     anchor_linked = anchor is not None and any(
         anchor.label in (e.source.label, e.target.label) for e in edges
@@ -212,3 +218,12 @@ def _endpoint(c: Candidate | Endpoint) -> Endpoint:
 def _same_item(a: str, b: str) -> bool:
     wa, wb = set(a.split()), set(b.split())
     return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+def _doer_and_doing(a: Candidate | Endpoint, b: Candidate | Endpoint) -> bool:
+    """Whether one label opens the other and names another kind of item: the doer and its doing
+    ("daughter" and "daughter picked me up"), not one item said twice."""
+    if a.node_type == b.node_type:
+        return False
+    short, long = sorted((a.label.split(), b.label.split()), key=len)
+    return len(short) < len(long) and long[: len(short)] == short

@@ -98,7 +98,7 @@ async def test_a_time_phrase_cut_off_from_its_clause_is_dropped(offline_engine: 
         "The discharge nurse phoned me the day before he came home, so she went through his care plan.",
         methodology="critical_incident",
     )
-    assert any(label.startswith("phoned") for label in labels), labels
+    assert any(label.startswith(("phoned", "discharge nurse phoned")) for label in labels), labels
     assert not any(label.endswith(("the day", "a day")) for label in labels), labels
 
 
