@@ -107,6 +107,16 @@ AFTER_VERB = {
     "fast",
     "quickly",
     "ready",
+    # amounts: "(my wife) lost half a day's pay", "(the van) took two hours"
+    "half",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "several",
+    "both",
+    "another",
 }
 # Verbs that take an adjective ("feel calm", "stay fit").
 COPULAR = {"feel", "look", "seem", "stay", "get", "become", "keep", "remain", "sound", "taste", "smell"}

@@ -83,7 +83,7 @@ class SpokenLabels:
             return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
         if verb_at is None:
             return None
-        article = ["the"] if self._drops_article(words) else []
+        article = self._dropped_article(words)
         return _join([*article, *self._in_past(words, verb_at)], names)
 
     def _in_past(self, words: list[str], v: int) -> list[str]:
@@ -203,7 +203,7 @@ class SpokenLabels:
             return [self._ing(first), *self._second_doing(rest)]
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
-            article = ["the"] if self._drops_article(words) else []
+            article = self._dropped_article(words)
             return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
         return self._being(words)
 
@@ -231,6 +231,13 @@ class SpokenLabels:
         ):
             i += 1
         return i
+
+    def _dropped_article(self, words: list[str]) -> list[str]:
+        """The article a subject's label dropped: "your" for a relative ("your daughter picking you
+        up"), "the" for another role or thing, none for a name or a doing."""
+        if not self._drops_article(words):
+            return []
+        return ["your"] if words[0] in en.RELATIVES else ["the"]
 
     def _drops_article(self, words: list[str]) -> bool:
         """Whether the subject that opens `words` is a role or thing whose article the label dropped
@@ -383,6 +390,14 @@ class SpokenLabels:
             and words[start + 2] in en.MID_ADVERBS
         ):
             start += 1  # a subject of two nouns before an adverb: "hospital transport never turned up"
+        elif (
+            len(words) > start + 3
+            and forms.is_noun_form(words[start])
+            and forms.is_noun_form(words[start + 1])
+            and not forms.is_verb_form(words[start + 1])
+            and forms.verb_lemma(words[start + 2]) != words[start + 2]
+        ):
+            start += 1  # "ward pharmacist came to my bed": a subject of two nouns
         if (
             len(words) > start + 2
             and words[start] in forms.adjectives

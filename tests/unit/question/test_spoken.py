@@ -107,6 +107,10 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("sick of feeling wired and shaky", "being sick of feeling wired and shaky"),
         ("bored with the same coffee", "being bored with the same coffee"),
         ("complained about the delay", "complaining about the delay"),  # a doing stays one
+        # someone else's doing keeps its doer: a relative is "your", a two-noun role "the"
+        ("wife lost half a day's pay", "your wife losing half a day's pay"),
+        ("daughter picked me up", "your daughter picking you up"),
+        ("ward pharmacist came to my bed", "the ward pharmacist coming to your bed"),
         # bare nouns joined by "and" before a preposition are one doing's objects; after a noun
         # phrase with its article, "and wait for …" is a second doing
         ("survive rain and sweat for years", "surviving rain and sweat for years"),
