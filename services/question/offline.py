@@ -57,6 +57,9 @@ _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
 # and stages, a job's solutions, a product's attributes): said back with the article their labels
 # dropped ("the app", "the café", "at the delivery slot", "the secure fit").
 _MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push"})
+# Node types whose noun phrases of several words name a circumstance the respondent described ("the
+# pharmacist based on the ward", "the lack of staff"); a single word ("patience") stays bare.
+_DESCRIBED_TYPES = frozenset({"attribution", "learning"})
 # Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
 _THING_TYPES = frozenset({"attribute"})
 
@@ -253,7 +256,8 @@ class FollowUpComposer:
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
             spoken, singular = self._spoken.say(focus, thing=req.focus.node_type in _THING_TYPES)
-            if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES):
+            described = req.focus.node_type in _DESCRIBED_TYPES and " " in spoken
+            if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES or described):
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular

@@ -387,3 +387,18 @@ def test_what_pulled_or_pushed_is_said_with_its_article(
     focus = FocusNode(node_id="p", label=label, node_type=node_type)
     asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "probe_push_pull", focus)
     assert all(f"the {label}" in q for q in asked), asked
+
+
+def test_a_described_circumstance_is_said_with_its_article(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "So what stays with you from all this is pharmacist based on the ward."
+    def asked(label: str) -> set[str]:
+        focus = FocusNode(node_id="a", label=label, node_type="attribution")
+        return asked_over_turns(methodologies, spoken, "critical_incident", "probe_outcome", focus)
+
+    for label in ("pharmacist based on the ward", "lack of staff"):
+        questions = asked(label)
+        assert all(f"the {label}" in q for q in questions), questions
+    # one word stays bare ("the patience" would point at something never said)
+    assert not any("the patience" in q for q in asked("patience"))
