@@ -469,6 +469,10 @@ NO_OBJECT_VERBS = frozenset(
 NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")
 STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
+# Words of degree before an adjective of feeling ("less stressed", "really annoyed").
+DEGREE_WORDS = frozenset(
+    {"less", "more", "very", "really", "so", "quite", "much", "too", "a", "bit", "little"}
+)
 # What a feeling is of, with or about ("tired of", "bored with", "worried about").
 FEELING_LINKS = frozenset({"of", "with", "about"})
 # Adjectives the word tables also list as verbs or nouns, said of a state before "of" ("sick of").

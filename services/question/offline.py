@@ -62,6 +62,8 @@ _MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", 
 _DESCRIBED_TYPES = frozenset({"attribution", "learning"})
 # Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
 _THING_TYPES = frozenset({"attribute"})
+# Node types that name how the respondent felt: a lone "calm" is the state "being calm".
+_FEELING_TYPES = frozenset({"emotion", "psychosocial_consequence"})
 
 
 def stable_index(*parts: object) -> int:
@@ -151,7 +153,9 @@ def say_labels(
     out: list[str] = []
     for label in labels:
         kind = kinds.get(label, "")
-        text, doing = spoken.say(clean_label(label), thing=kind in _THING_TYPES)
+        text, doing = spoken.say(
+            clean_label(label), thing=kind in _THING_TYPES, feeling=kind in _FEELING_TYPES
+        )
         met = sequence or kind in _MET_TYPES
         out.append(spoken.with_article(text) if met and not doing else text)
     return out
@@ -255,13 +259,16 @@ class FollowUpComposer:
         focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
-            spoken, singular = self._spoken.say(focus, thing=req.focus.node_type in _THING_TYPES)
+            feeling = req.focus.node_type in _FEELING_TYPES
+            spoken, singular = self._spoken.say(
+                focus, thing=req.focus.node_type in _THING_TYPES, feeling=feeling
+            )
             described = req.focus.node_type in _DESCRIBED_TYPES and " " in spoken
             if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES or described):
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular
-            clause = self._spoken.finite(focus) if singular else None
+            clause = self._spoken.finite(focus, feeling=feeling) if singular else None
             place = place_of(spoken) if singular else ""
             # "in the app", "on the phone", "with the driver": not every focus is a place
             self._preposition = None if singular else preposition_for(spoken)

@@ -28,14 +28,18 @@ class SpokenLabels:
     def __init__(self, forms: WordForms | None = None) -> None:
         self._forms = forms or WordForms()
 
-    def say(self, label: str, *, thing: bool = False) -> tuple[str, bool]:
+    def say(self, label: str, *, thing: bool = False, feeling: bool = False) -> tuple[str, bool]:
         """The label as spoken back, and whether it became a (grammatically singular) gerund phrase.
 
         `thing`: the node is a property of the topic (an attribute), so an opening past form that
-        describes ("detailed sound", "padded ear cushions") is not read as a past doing."""
+        describes ("detailed sound", "padded ear cushions") is not read as a past doing. `feeling`:
+        the node is how the respondent felt, so "calm" is the state "being calm", not the thing
+        ("how did you feel at calm?")."""
         written, names, words = _second_person(label)
         if not words:
             return label, False
+        if feeling and self._a_state(words):
+            return _join(["being", *words], names), True
         if words[0] in {"after", "before"} and len(words) > 1:
             # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
             return _join(["the", "time", *words], names), False
@@ -51,12 +55,14 @@ class SpokenLabels:
             return _join(words, names), False
         return _join(self._without_progressive_be(changed), names), True
 
-    def finite(self, label: str) -> str | None:
+    def finite(self, label: str, *, feeling: bool = False) -> str | None:
         """The label as a clause of its own, when it has a subject and a verb ("the driver turns up
         with the crates", "nobody gave you a written list") or is a lone state ("you were anxious"),
-        for "when …"; else None."""
+        for "when …"; else None. `feeling`: as in `say`."""
         written, names, words = _second_person(label)
         forms = self._forms
+        if feeling and self._a_state(words):
+            return _join(["you", "were", *words], names)  # "when you were less stressed"
         if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
             return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
         if len(words) < 2 or words[0] in en.NOT_PERSONS | en.BE:
@@ -231,6 +237,24 @@ class SpokenLabels:
         ):
             i += 1
         return i
+
+    def _a_state(self, words: list[str]) -> bool:
+        """Whether `words` are an adjective with at most its degree words ("calm", "less stressed",
+        "really annoyed") and what it is about ("anxious about the slot", "relieved it takes five
+        minutes"): how someone felt."""
+        at = 0
+        while at < len(words) - 1 and words[at] in en.DEGREE_WORDS:
+            at += 1
+        if not words or words[at] not in self._forms.adjectives:
+            return False
+        if at == len(words) - 1:
+            return True
+        nxt = words[at + 1]
+        return (
+            (nxt in en.STATE_LINKS and at + 2 < len(words))  # "anxious about the slot"
+            or nxt in en.SUBJECTS | {"that"}  # "relieved it takes five minutes"
+            or (nxt in {"out", "up"} and at + 2 == len(words))  # "stressed out", "fed up"
+        )
 
     def _dropped_article(self, words: list[str]) -> list[str]:
         """The article a subject's label dropped: "your" for a relative ("your daughter picking you

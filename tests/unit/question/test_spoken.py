@@ -402,3 +402,27 @@ def test_a_described_circumstance_is_said_with_its_article(
         assert all(f"the {label}" in q for q in questions), questions
     # one word stays bare ("the patience" would point at something never said)
     assert not any("the patience" in q for q in asked("patience"))
+
+
+@pytest.mark.parametrize(
+    ("label", "state", "clause"),
+    [
+        ("calm", "being calm", "when you were calm"),
+        ("less stressed", "being less stressed", "when you were less stressed"),
+        ("anxious about the slot", "being anxious about the slot", "when you were anxious about the slot"),
+        ("relieved it takes five minutes", "being relieved it", "when you were relieved it"),
+        ("stressed out", "being stressed out", "when you were stressed out"),
+    ],
+)
+def test_how_the_respondent_felt_is_a_state(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, state: str, clause: str
+) -> None:
+    # "How did you feel at calm?", "At less stressed, what …?", "when relieving it takes five minutes"
+    focus = FocusNode(node_id="e", label=label, node_type="emotion")
+    asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", "probe_emotion", focus)
+    assert any(state in q for q in asked) and any(clause in q for q in asked), asked
+    assert not any(f"at {label}" in q or "relieving" in q or "stressing" in q for q in asked), asked
+    # a consequence felt, in a ladder: "what is it about being calm that matters to you?"
+    focus = FocusNode(node_id="c", label=label, node_type="psychosocial_consequence")
+    asked = asked_over_turns(methodologies, spoken, "means_end_chain", "deepen", focus)
+    assert all(state in q for q in asked), asked
