@@ -274,6 +274,8 @@ class CandidateFinder:
             end = _after_end(doc, clause, m, matches)
             if end == m.end:
                 return None
+            if m.cue.weak and doc[m.end].lemma_.lower() in _MENTAL_VERBS:
+                return None  # "I can see why people like it": a thought, not what "I can" do
             # "feeling calm | is what matters to me": a frame after the item is not part of it
             rest = strip_frames(doc, list(range(m.end, end)), lead=False)
             if not rest:
@@ -474,6 +476,10 @@ def _state_subject(
 
 
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your"})
+# Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.
+_MENTAL_VERBS = frozenset(
+    {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}
+)
 
 
 def _in_doer(tok: Token) -> bool:

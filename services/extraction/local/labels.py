@@ -187,6 +187,8 @@ _HEDGE_VERBS = frozenset(
 )
 _CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
+# Words that open a time phrase ("one evening", "every morning", "last week")
+_TIME_OPENERS = frozenset({"one", "every", "each", "last", "next", "that", "this", "some"})
 TIME_NOUNS = frozenset(
     {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
 )
@@ -235,6 +237,14 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
         # "rushed through my medication in two | minutes"): end before its preposition or article
         cut = next((i for i in whole if idx and i > idx[-1]), None)
+        # (the lookup lemmatiser reads "evening" as a form of "even": the surface form counts too)
+        if cut is not None and (doc[cut].lemma_.lower() in TIME_NOUNS or doc[cut].lower_ in TIME_NOUNS):
+            # "read reviews of a few machines one | evening": the time phrase the cut broke goes
+            while len(idx) > 2 and (
+                doc[idx[-1]].pos_ in {"NUM", "DET"} or doc[idx[-1]].lower_ in _TIME_OPENERS
+            ):
+                idx.pop()
+            idx = _trim_trailing(doc, idx)
         # ("gave me a written list | of the doses" keeps its list: "of" binds only a word of place or
         # part, "the middle | of a shift")
         broke = cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)

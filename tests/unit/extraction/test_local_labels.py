@@ -582,6 +582,32 @@ async def test_how_a_thing_is_done_stays_after_its_object(offline_engine: Extrac
     assert "feels like a treat to make it slowly" in labels, labels
 
 
+def test_a_time_phrase_the_cut_broke_goes_whole(pipeline: NlpPipeline) -> None:
+    # "read reviews of a few machines one | evening": "one" was left dangling
+    doc = pipeline.parse("read reviews of a few machines one evening")
+    shaped = shape_label(doc, list(range(len(doc))))
+    assert shaped is not None and shaped[0] == "read reviews of a few machines", shaped
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [
+        ("Hmm, that was because I can get out of the house faster.", "get out of the house faster"),
+        ("Now I can have a proper coffee at my desk.", "have a proper coffee at my desk"),
+        ("I can see why people like it.", None),  # a thought, not what the change lets them do
+    ],
+)
+async def test_what_the_change_lets_them_do_is_an_outcome(
+    offline_engine: ExtractionEngine, text: str, outcome: str | None
+) -> None:
+    # "I can get out of the house faster" gave nothing at all
+    typed = await _typed(
+        offline_engine, text, question="What were you really trying to get done at the time?"
+    )
+    outcomes = {label for kind, label in typed if kind == "desired_outcome"}
+    assert outcomes == ({outcome} if outcome else set()), typed
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
