@@ -81,7 +81,7 @@ OVERRIDES: dict[str, Templates] = {
         summary=(
             "Let me play back your journey: {chain}. What is missing, or out of order?",
             "So far your journey includes {summary}. Which highs and lows have I missed?",
-            "Looking at the stages you've described, {summary}, what would you correct or add?",
+            "Looking at what you've described, {summary}, what would you correct or add?",
             "If you drew your journey as a line from start to finish, with {summary} on it, where would the highs "
             "and lows be?",
         ),

@@ -765,3 +765,23 @@ def test_a_journey_summary_keeps_the_articles_of_its_things(
         for q in lists
     ), lists
     assert not any("the checking" in q or "the being" in q for q in asked), asked  # doings take none
+
+
+def test_a_journey_playback_calls_what_it_lists_no_stages(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "Looking at the stages you've described, there being no evening slots left, feeling relieved …":
+    # the summary lists the latest items of any kind, not stages
+    labels = ("no evening slots left", "relieved it takes five minutes", "need the weekdays to be easier")
+    graph = GraphDigest(node_count=3, node_labels=labels)
+    asked = asked_over_turns(
+        methodologies,
+        spoken,
+        "customer_journey_mapping",
+        "validate_journey",
+        FocusNode(),
+        range(3, 40),
+        graph_summary=graph,
+    )
+    assert any("there being no evening slots left" in q for q in asked), asked
+    assert not any("stages" in q for q in asked), asked
