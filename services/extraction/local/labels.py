@@ -187,6 +187,8 @@ _HEDGE_VERBS = frozenset(
 )
 _CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
+# Verbs of wanting that open a need ("need to be able to …")
+_WANTING = frozenset({"need", "needed", "want", "wanted"})
 # Words that open a time phrase ("one evening", "every morning", "last week")
 _TIME_OPENERS = frozenset({"one", "every", "each", "last", "next", "that", "this", "some"})
 TIME_NOUNS = frozenset(
@@ -222,6 +224,16 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # a label too long anyway gives up its passive "was" first ("(being) discharged after his
         # heart failure got worse" rather than "… heart failure got")
         idx.pop(0)
+    if (
+        _word_count(doc, idx) > MAX_LABEL_WORDS
+        and len(idx) > 4
+        and doc[idx[0]].lower_ in _WANTING
+        and doc[idx[1]].lower_ == "to"
+        and doc[idx[2]].lower_ == "be"
+    ):
+        # "(need to) be able to plan the week ahead": a label too long anyway gives up the wanting
+        # its type already says before the end of what is wanted
+        idx = idx[2:]
     if _word_count(doc, idx) > MAX_LABEL_WORDS and not _object_overflows(doc, idx):
         whole = list(idx)
         while _word_count(doc, idx) > MAX_LABEL_WORDS:

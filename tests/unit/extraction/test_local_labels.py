@@ -608,6 +608,16 @@ async def test_what_the_change_lets_them_do_is_an_outcome(
     assert outcomes == ({outcome} if outcome else set()), typed
 
 
+def test_a_long_need_gives_up_its_wanting_before_its_object(pipeline: NlpPipeline) -> None:
+    # "need to be able to plan | the week ahead" was said back as "needing to be able to plan"
+    doc = pipeline.parse("need to be able to plan the week ahead")
+    shaped = shape_label(doc, list(range(len(doc))))
+    assert shaped is not None and shaped[0] == "be able to plan the week ahead", shaped
+    # a need that fits keeps its words
+    doc = pipeline.parse("need to know the food will come")
+    assert shape_label(doc, list(range(len(doc)))) == ("need to know the food will come", list(range(7)))
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
