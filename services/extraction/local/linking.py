@@ -103,14 +103,28 @@ def find_anchor(
     lemmatize: Callable[[str], list[str]],
     stop: frozenset[str],
 ) -> ExistingNode | None:
-    """The existing node the question is about (most of its label's content words in the question)."""
+    """The existing node the question is about (most of its label's content words in the question).
+
+    None when the question names several nodes whole and none of them more than the others
+    ("Looking back at punchy bass, the detachable microphone and enjoying your music, which of these
+    matters most?"): the answer may be about any of them."""
     qset = {lem for lem in lemmatize(question) if lem not in stop}
     best: tuple[float, int, ExistingNode] | None = None
+    whole = 0
     for node in existing:
         words = {lem for lem in lemmatize(node.label) if lem not in stop}
         if not words:
             continue
         share = len(words & qset) / len(words)
+        whole += share == 1.0
         if share >= 0.33 and (best is None or (share, len(words)) > (best[0], best[1])):
             best = (share, len(words), node)
-    return best[2] if best is not None else None
+    if best is None or (best[0] == 1.0 and whole > 1 and _lists_options(question)):
+        return None
+    return best[2]
+
+
+def _lists_options(question: str) -> bool:
+    """Whether the question asks the respondent to choose among the items it names."""
+    q = question.lower()
+    return any(p in q for p in ("which of these", "which one of", "which matters most", "of those"))

@@ -225,3 +225,38 @@ async def test_someone_else_s_doing_keeps_its_doer(offline_engine: ExtractionEng
     )
     assert _types(result).get("daughter") == "actor", _types(result)
     assert ("daughter picked me up", "involves", "daughter") in _edges(result), _edges(result)
+
+
+_GAMER = (
+    ("price", "attribute"),
+    ("detachable microphone", "attribute"),
+    ("punchy bass", "attribute"),
+    ("clear microphone", "attribute"),
+    ("understand me on voice chat", "functional_consequence"),
+    ("enjoy my music", "psychosocial_consequence"),
+)
+
+
+async def test_a_question_asking_to_choose_among_items_anchors_none(offline_engine: ExtractionEngine) -> None:
+    # "Looking back at punchy bass, detachable microphone and enjoying your music, which of these
+    # matters most?" anchored the answer to the microphone: "the detachable microphone leads to
+    # listening to full albums"
+    answer = "I can listen to full albums in the library, which means I feel relaxed even before exams."
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        answer,
+        question="Looking back at punchy bass, detachable microphone and enjoying your music, which of these "
+        "matters most to you, and why?",
+        existing=_GAMER,
+    )
+    assert not any(s == "detachable microphone" for s, _, _ in _edges(result)), _edges(result)
+    # a question about one of them still anchors the answer to it
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        answer,
+        question="You mentioned the detachable microphone. What does it give you?",
+        existing=_GAMER,
+    )
+    assert any(s == "detachable microphone" for s, _, _ in _edges(result)), _edges(result)
