@@ -280,9 +280,7 @@ class CandidateFinder:
             rest = strip_frames(doc, list(range(m.end, end)), lead=False)
             if not rest:
                 return None
-            subject = _state_subject(
-                doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant)
-            )
+            subject = _cue_subject(doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant))
             cand = self._make(
                 doc,
                 clause,
@@ -441,13 +439,17 @@ def _verb_like(tok: Token) -> bool:
     return tok.pos_ in {"VERB", "AUX"} or (word.endswith("ing") and tok.lemma_.lower() != word)
 
 
-def _state_subject(
+def _cue_subject(
     doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span], participants: bool
 ) -> list[int]:
-    """The noun phrase a kept "was/were …" cue describes, when it stands right before the cue.
+    """The subject a kept cue needs, when it stands right before the cue: the noun phrase a
+    "was/were …" cue describes, or who did what a verb cue names.
 
     "all the good slots | were gone by sunday night": without its subject the state reads as a doing
-    ("gone by sunday night" said back as "going by sunday night").
+    ("gone by sunday night" said back as "going by sunday night"); "my wife | lost half a day's
+    pay" without its doer reads as the respondent's own doing. `participants`: whether the
+    methodology joins a doing to its doer by an edge (so a doer that is an item of its own may stay
+    in the doing's label too).
     """
     if not m.kept or m.kept[0] != m.start:
         return []
@@ -460,7 +462,7 @@ def _state_subject(
         start = m.start
         while start > clause.start and m.start - start < 3 and _in_doer(doc[start - 1]):
             start -= 1
-        if not is_doer(doc, start, m.start):
+        if not _is_doer(doc, start, m.start):
             return []
         own = any(o is not m and o.start < m.start and start < o.end for o in matches)
         return [] if own and not participants else list(range(start, m.start))
@@ -486,15 +488,12 @@ def _in_doer(tok: Token) -> bool:
     return tok.pos_ in {"DET", "ADJ", "NOUN", "PROPN"} or tok.lower_ in _POSSESSIVES
 
 
-def is_doer(doc: Doc, start: int, end: int) -> bool:
+def _is_doer(doc: Doc, start: int, end: int) -> bool:
     """Whether tokens [start, end) are a short noun phrase naming someone or something other than
     the respondent ("my wife", "the ward pharmacist"): not "I", "it", nor a clause of its own."""
     if not 1 <= end - start <= 3 or doc[end - 1].pos_ not in {"NOUN", "PROPN"}:
         return False
-    return all(
-        doc[i].pos_ in {"DET", "ADJ", "NOUN", "PROPN"} or doc[i].lower_ in _POSSESSIVES
-        for i in range(start, end)
-    )
+    return all(_in_doer(doc[i]) for i in range(start, end))
 
 
 def _new_clause_after(doc: Doc, start: int, end: int) -> bool:
