@@ -54,8 +54,9 @@ _REWORDINGS: tuple[str, ...] = (
 )
 _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
 # Node types of things the respondent dealt with, went through or chose by (a journey's touchpoints
-# and stages, a job's solutions, a product's attributes): said back with the article their labels
-# dropped ("the app", "the café", "at the delivery slot", "the secure fit").
+# and stages, a job's solutions and the pushes and pulls of a switch, a product's attributes): said
+# back with the article their labels dropped ("the app", "the café", "at the delivery slot", "the
+# secure fit", "the little ritual between meetings").
 _MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push"})
 # Node types whose noun phrases of several words name a circumstance the respondent described ("the
 # pharmacist based on the ward", "the lack of staff"); a single word ("patience") stays bare.
