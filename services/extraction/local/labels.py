@@ -375,6 +375,8 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
         if (
             doc[idx[-1]].lower_ in {"not", "n't"}
             or doc[idx[-1]].like_num
+            # "at 3am" (tokenised "3", "am"): the time of day, not the verb "am"
+            or (doc[idx[-1]].lower_ in {"am", "pm"} and idx[-1] > 0 and doc[idx[-1] - 1].like_num)
             or _ends_time_phrase(doc, idx)
             or _object_of_second_verb(doc, idx)
             or _object_me(doc, idx)

@@ -462,7 +462,11 @@ def clause_candidate(
         return None
     verb = next((i for i in tokens if doc[i].pos_ in {"VERB", "AUX"}), None)
     if len(tokens) > MAX_LABEL_WORDS and verb is not None and verb > clause.start:
-        tokens = tokens[verb - clause.start :]  # too long for a label: keep the predicate
+        subject = [i for i in tokens if i < verb]
+        if not _owned(doc, subject):
+            # too long for a label: keep the predicate. A subject of the respondent's own ("my
+            # heart", "my wife") stays: "started racing" is said back as what the respondent did
+            tokens = [i for i in tokens if i >= verb]
     shaped = shape_label(doc, tokens)
     if shaped is None:
         return None
@@ -483,6 +487,16 @@ def clause_candidate(
         char_start=doc[start].idx,
         char_end=doc[clause.end - 1].idx + len(doc[clause.end - 1].text),
         stance=stance_of(doc, clause.start, clause.end),
+    )
+
+
+def _owned(doc: Doc, subject: list[int]) -> bool:
+    """Whether `subject` is a short noun phrase opened by a possessive ("my heart", "our GP")."""
+    return (
+        2 <= len(subject) <= 3
+        and doc[subject[0]].lower_ in {"my", "our", "his", "her", "their"}
+        and doc[subject[-1]].pos_ in {"NOUN", "PROPN"}
+        and all(doc[i].pos_ in {"ADJ", "NOUN", "PROPN"} for i in subject[1:])
     )
 
 

@@ -618,6 +618,17 @@ def test_a_long_need_gives_up_its_wanting_before_its_object(pipeline: NlpPipelin
     assert shape_label(doc, list(range(len(doc)))) == ("need to know the food will come", list(range(7)))
 
 
+async def test_a_long_clause_keeps_a_subject_of_the_respondent_s_own(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "started racing one night at 3" (my heart did; "am" read as the verb and dropped): said back as
+    # if the respondent had started racing
+    labels = await _labels(
+        offline_engine, "My heart started racing one night at 3am, and then I saw my GP the following week."
+    )
+    assert "heart started racing one night at 3am" in labels, labels
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
@@ -674,8 +685,8 @@ async def test_a_counted_stretch_of_time_keeps_its_unit(offline_engine: Extracti
         "My dad was going home after ten days with heart failure, which meant the discharge nurse phoned me.",
         "critical_incident",
     )
-    assert any(label.startswith("going home after ten days") for label in labels), labels
-    assert "going home after ten" not in labels, labels
+    assert any("going home after ten days" in label for label in labels), labels
+    assert not any(label.endswith("going home after ten") for label in labels), labels
 
 
 async def test_the_ward_nurse_is_a_person_not_a_situation(offline_engine: ExtractionEngine) -> None:
