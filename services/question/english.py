@@ -469,6 +469,32 @@ NO_OBJECT_VERBS = frozenset(
 NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")
 STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
+# What is the respondent's own when a label names it without "my" ("heart started racing").
+OWN_PARTS = frozenset(
+    {
+        "heart",
+        "head",
+        "back",
+        "chest",
+        "knee",
+        "knees",
+        "hip",
+        "legs",
+        "eyes",
+        "ears",
+        "hands",
+        "feet",
+        "stomach",
+        "body",
+        "energy",
+        "mood",
+        "sleep",
+        "focus",
+        "concentration",
+        "mind",
+        "brain",
+    }
+)
 # Words of degree before an adjective of feeling ("less stressed", "really annoyed").
 DEGREE_WORDS = frozenset(
     {"less", "more", "very", "really", "so", "quite", "much", "too", "a", "bit", "little"}

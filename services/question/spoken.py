@@ -210,7 +210,7 @@ class SpokenLabels:
         if verb is not None:
             # "driver turns up with the crates" -> "the driver turning up …": the label dropped it
             article = self._dropped_article(words)
-            return [*article, *words[:verb], self._ing(words[verb]), *words[verb + 1 :]]
+            return [*article, *words[:verb], *self._ing_with_doing(words[verb:])]
         return self._being(words)
 
     def _passive(self, first: str, nxt: str) -> bool:
@@ -256,12 +256,24 @@ class SpokenLabels:
             or (nxt in {"out", "up"} and at + 2 == len(words))  # "stressed out", "fed up"
         )
 
+    def _ing_with_doing(self, words: list[str]) -> list[str]:
+        """The verb opening `words` as a gerund; one that starts a doing takes it as "to …"
+        ("started racing" -> "starting to race", not "starting racing")."""
+        verb, rest = words[0], words[1:]
+        lemma = self._forms.verb_lemma(verb)
+        if lemma in {"start", "begin", "continue"} and rest and rest[0].endswith("ing"):
+            doing = self._forms.verb_lemma(rest[0])
+            if doing != rest[0]:
+                return [self._ing(verb), "to", doing, *rest[1:]]
+        return [self._ing(verb), *rest]
+
     def _dropped_article(self, words: list[str]) -> list[str]:
-        """The article a subject's label dropped: "your" for a relative ("your daughter picking you
-        up"), "the" for another role or thing, none for a name or a doing."""
+        """The article a subject's label dropped: "your" for a relative or the respondent's own body
+        or energy ("your daughter picking you up", "your heart racing"), "the" for another role or
+        thing, none for a name or a doing."""
         if not self._drops_article(words):
             return []
-        return ["your"] if words[0] in en.RELATIVES else ["the"]
+        return ["your"] if words[0] in en.RELATIVES | en.OWN_PARTS else ["the"]
 
     def _drops_article(self, words: list[str]) -> bool:
         """Whether the subject that opens `words` is a role or thing whose article the label dropped
@@ -446,6 +458,10 @@ class SpokenLabels:
             return v
         if verb.endswith(("ed", "s")) and forms.verb_lemma(verb) in en.COPULAR and after in forms.adjectives:
             return v  # "instant tasted flat and bitter", "the nurse seemed rushed"
+        # "heart started racing": a verb before a doing of its own
+        after_doing = after.endswith("ing") and forms.is_verb_form(after) and verb.endswith("ed")
+        if after_doing:
+            return v
         if verb in en.STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in en.AFTER_VERB:
             return None  # "a pharmacist based on the ward" is a thing, not the doing "basing"
         if verb.endswith(("ed", "s")):

@@ -71,7 +71,8 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("hospital transport never turned up", "the hospital transport never turning up"),  # two nouns
         ("no evening slots left", "there being no evening slots left"),  # what was not there
         # a noun before a verb that takes no object and ends the label ("phone" is a verb too)
-        ("energy crashed", "the energy crashing"),
+        ("energy crashed", "your energy crashing"),  # the respondent's own energy
+        ("heart started racing one night", "your heart starting to race one night"),
         ("my energy crashed", "your energy crashing"),
         ("phone died", "the phone dying"),
         ("the app crashed", "the app crashing"),
