@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.labels import TIME_NOUNS, after_is_particle, is_time_adverb, shape_label
+from services.extraction.local.labels import (
+    TIME_NOUNS,
+    after_is_particle,
+    is_time_adverb,
+    opens_time_phrase,
+    shape_label,
+)
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 
@@ -421,6 +427,7 @@ def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -
         if tok.is_punct or (
             tok.lower_ in _STOP_AFTER
             and not is_time_adverb(doc, end)
+            and not (end > m.end and opens_time_phrase(doc, end))
             and not (end > m.end and after_is_particle(doc, end))
         ):
             # "phoned me the day | before he came home": the time phrase belongs to the clause cut off

@@ -526,3 +526,25 @@ def is_time_adverb(doc: Doc, i: int) -> bool:
         and doc[i - 1].lemma_.lower() in TIME_NOUNS
         and (nxt is None or nxt.is_punct or nxt.pos_ == "CCONJ")
     )
+
+
+# Times of day a phrase of time may end on ("until morning", "before lunch"), besides TIME_NOUNS.
+_TIMES_OF_DAY = frozenset(
+    {"lunch", "lunchtime", "dinner", "bedtime", "midnight", "noon", "dawn", "breakfast"}
+)
+
+
+def opens_time_phrase(doc: Doc, i: int) -> bool:
+    """Whether token `i` opens a phrase of time with no clause in it ("energy that lasts | until
+    morning", "before the next shift"): a label keeps it, where "until I got home" would end it."""
+    if doc[i].lower_ not in {"until", "till", "before", "after"}:
+        return False
+    j = i + 1
+    while j < len(doc) and j - i <= 3 and doc[j].pos_ in {"DET", "NUM", "ADJ"}:
+        j += 1
+    if j >= len(doc):
+        return False
+    word = doc[j]
+    ends = j + 1 >= len(doc) or doc[j + 1].is_punct or doc[j + 1].pos_ == "CCONJ"
+    timed = word.lower_ in TIME_NOUNS or word.lemma_.lower() in TIME_NOUNS or word.lower_ in _TIMES_OF_DAY
+    return timed and ends

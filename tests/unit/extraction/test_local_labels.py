@@ -629,6 +629,24 @@ async def test_a_long_clause_keeps_a_subject_of_the_respondent_s_own(
     assert "heart started racing one night at 3am" in labels, labels
 
 
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        (
+            "I was hoping for energy that lasts until morning, so I stay alert.",
+            "energy that lasts until morning",
+        ),
+        # a clause after "until" still ends the label
+        ("I wanted something that keeps me going until I get home.", "wanted something that keeps me going"),
+    ],
+)
+async def test_a_phrase_of_time_stays_in_the_label(
+    offline_engine: ExtractionEngine, text: str, label: str
+) -> None:
+    # "energy that lasts" (until morning): "until" read as opening a clause of its own
+    assert label in await _labels(offline_engine, text), text
+
+
 async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: ExtractionEngine) -> None:
     # "part of the team" became an actor, asked "how did what the part of the team did shape …?"
     async def actors(text: str) -> set[str]:
