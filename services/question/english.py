@@ -469,6 +469,8 @@ NO_OBJECT_VERBS = frozenset(
 NOT_PERSONS = frozenset({"it", "that", "this"})
 # Prepositions after an adjective that describes a state ("tired of", "open on sundays")
 STATE_LINKS = frozenset({"of", "on", "in", "at", "for", "about", "with", "by", "to", "from"})
+# Pronouns a verb takes as its object ("phoned me") once the label is said in the second person.
+OBJECT_PRONOUNS = frozenset({"me", "us", "him", "her", "them", "you", "my", "your"})
 # What is the respondent's own when a label names it without "my" ("heart started racing").
 OWN_PARTS = frozenset(
     {

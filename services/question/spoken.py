@@ -430,10 +430,12 @@ class SpokenLabels:
             len(words) > start + 3
             and forms.is_noun_form(words[start])
             and forms.is_noun_form(words[start + 1])
-            and not forms.is_verb_form(words[start + 1])
+            and (not forms.is_verb_form(words[start + 1]) or words[start + 3] in en.OBJECT_PRONOUNS)
             and forms.verb_lemma(words[start + 2]) != words[start + 2]
         ):
-            start += 1  # "ward pharmacist came to my bed": a subject of two nouns
+            # "ward pharmacist came to my bed", "discharge nurse phoned me": a subject of two nouns
+            # (the second may be a verb too when a person follows the past form as its object)
+            start += 1
         if (
             len(words) > start + 2
             and words[start] in forms.adjectives

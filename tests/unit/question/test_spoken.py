@@ -112,6 +112,7 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("wife lost half a day's pay", "your wife losing half a day's pay"),
         ("daughter picked me up", "your daughter picking you up"),
         ("ward pharmacist came to my bed", "the ward pharmacist coming to your bed"),
+        ("discharge nurse phoned me", "the discharge nurse phoning you"),  # "nurse" is a verb too
         # bare nouns joined by "and" before a preposition are one doing's objects; after a noun
         # phrase with its article, "and wait for …" is a second doing
         ("survive rain and sweat for years", "surviving rain and sweat for years"),
