@@ -79,12 +79,43 @@ def is_plural(label: str) -> bool:
     words = head_words(label)
     if not words:
         return False
+    rest = label.lower().split()[len(words) : len(words) + 1]
+    if len(words) == 2 and _is_number(words[0]) and rest == ["of"]:
+        return False  # "thirty hours of battery leads to …": an amount of something, one quantity
     last = words[-1]
     if last in _PLURAL_WORDS:
         return True
     if last in _SINGULAR_WORDS:
         return False
     return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 3
+
+
+_NUMBER_WORDS = frozenset(
+    {
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "several",
+        "a few",
+        "few",
+    }
+)
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit() or word in _NUMBER_WORDS
 
 
 def agreement(label: str) -> dict[str, str]:

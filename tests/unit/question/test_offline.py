@@ -279,6 +279,12 @@ def test_agreement_and_chains() -> None:
     assert is_plural("bags of shopping") and is_plural("drivers who call ahead")
     assert not is_plural("little ritual between meetings") and not is_plural("a break during shifts")
     assert not is_plural("steel thermos") and not is_plural("the camera lens")  # singular, in "s"
+    # an amount of something is one quantity ("thirty hours of battery lead to …"); "bags of" is not one
+    assert not is_plural("thirty hours of battery") and not is_plural("30 minutes of quiet")
+    assert is_plural("ten minutes")
+    assert render_chain(["thirty hours of battery", "no daily charging"], "means_end_chain") == (
+        "thirty hours of battery leads to no daily charging"
+    )
     assert render_chain(["a feature", "a benefit", "a value"], "means_end_chain") == (
         "a feature leads to a benefit, and that leads to a value"
     )
