@@ -108,7 +108,6 @@ _NUMBER_WORDS = frozenset(
         "fifty",
         "hundred",
         "several",
-        "a few",
         "few",
     }
 )

@@ -460,10 +460,8 @@ class SpokenLabels:
             return v
         if verb.endswith(("ed", "s")) and forms.verb_lemma(verb) in en.COPULAR and after in forms.adjectives:
             return v  # "instant tasted flat and bitter", "the nurse seemed rushed"
-        # "heart started racing": a verb before a doing of its own
-        after_doing = after.endswith("ing") and forms.is_verb_form(after) and verb.endswith("ed")
-        if after_doing:
-            return v
+        if after.endswith("ing") and forms.is_verb_form(after) and verb.endswith("ed"):
+            return v  # "heart started racing": a verb before a doing of its own
         if verb in en.STATIVE_PARTICIPLES or not forms.is_verb_form(verb) or after not in en.AFTER_VERB:
             return None  # "a pharmacist based on the ward" is a thing, not the doing "basing"
         if verb.endswith(("ed", "s")):

@@ -8,6 +8,7 @@ from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
 from services.extraction.local.labels import (
+    POSSESSIVES,
     TIME_NOUNS,
     after_is_particle,
     is_time_adverb,
@@ -478,13 +479,13 @@ def _cue_subject(
     chunk = next((c for c in chunks if c.end == m.start and c.start >= clause.start), None)
     if chunk is None or doc[chunk.end - 1].pos_ not in {"NOUN", "PROPN"}:
         return []
-    own_item = any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches)
-    if own_item:
+    if any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches):
         return []  # "YouTube is mostly …": a subject that is an item of its own stays one
     return list(range(chunk.start, chunk.end))
 
 
-_POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your"})
+# a doer may be the interviewer's word said back ("your daughter") as well as the respondent's own
+_POSSESSIVES = POSSESSIVES | {"your"}
 # Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.
 _MENTAL_VERBS = frozenset(
     {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}

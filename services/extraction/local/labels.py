@@ -185,7 +185,9 @@ _PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
 _HEDGE_VERBS = frozenset(
     {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
 )
-_CLAUSE_OPENERS = frozenset({"my", "our", "his", "her", "their", "the"})
+# Possessives that open a noun phrase of someone's own ("my heart", "their own series")
+POSSESSIVES = frozenset({"my", "our", "his", "her", "their"})
+_CLAUSE_OPENERS = POSSESSIVES | {"the"}
 _TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
 # Verbs of wanting that open a need ("need to be able to …")
 _WANTING = frozenset({"need", "needed", "want", "wanted"})
@@ -355,7 +357,7 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return True
     if first in _PASSIVE_AUX and len(idx) > 2 and _passive_participle(doc, idx[1]):
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
-    if first in {"my", "your", "his", "her", "its", "our", "their"} and len(idx) > 1:
+    if first in POSSESSIVES | {"your", "its"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
 

@@ -112,13 +112,13 @@ def restated_anchor(
         ends = [i + size for i in range(len(lowers) - size + 1) if tuple(lowers[i : i + size]) == marker]
         for end in ends:
             sentence_end = doc[end - 1].sent.end if doc.has_annotation("SENT_START") else len(doc)
-            after = sorted(
+            first = min(
                 (c for c in cands if end <= c.label_tokens[0] < sentence_end and not c.from_noun),
                 key=lambda c: c.label_tokens[0],
+                default=None,
             )
-            if not after:
+            if first is None:
                 continue
-            first = after[0]
             same_words = words & {lem for lem in lemmatize(first.label) if lem not in stop}
             if first.node_type == anchor.node_type and same_words and first.label != anchor.label:
                 first.label = anchor.label

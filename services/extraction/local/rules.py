@@ -18,7 +18,7 @@ from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.cues import CueLexicon, CueMode
-from services.extraction.local.labels import MAX_LABEL_WORDS, shape_label
+from services.extraction.local.labels import MAX_LABEL_WORDS, POSSESSIVES, shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
@@ -494,7 +494,7 @@ def _owned(doc: Doc, subject: list[int]) -> bool:
     """Whether `subject` is a short noun phrase opened by a possessive ("my heart", "our GP")."""
     return (
         2 <= len(subject) <= 3
-        and doc[subject[0]].lower_ in {"my", "our", "his", "her", "their"}
+        and doc[subject[0]].lower_ in POSSESSIVES
         and doc[subject[-1]].pos_ in {"NOUN", "PROPN"}
         and all(doc[i].pos_ in {"ADJ", "NOUN", "PROPN"} for i in subject[1:])
     )

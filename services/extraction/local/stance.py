@@ -94,7 +94,7 @@ def stance_of(doc: Doc, start: int, end: int) -> int:
             if (low in _NEGATIVE or lemma in _NEGATIVE)
             else 0
         )
-        if polarity and any(doc[j].lower_ in _NEGATORS for j in range(max(start, i - 3), i)):
+        if polarity and _negated(doc, i, start):
             polarity = -polarity
         score += polarity
     return (score > 0) - (score < 0)
@@ -107,8 +107,13 @@ def denies_friction(doc: Doc, start: int, end: int) -> bool:
     for i in range(start, end):
         if doc[i].lower_ not in _NEGATIVE and doc[i].lemma_.lower() not in _NEGATIVE:
             continue
-        if any(doc[j].lower_ in _NEGATORS for j in range(max(0, i - 3), i)):
+        if _negated(doc, i, 0):
             negated = True
         else:
             plain = True
     return negated and not plain
+
+
+def _negated(doc: Doc, i: int, first: int) -> bool:
+    """Whether a negator stands in the three tokens before token `i` (none before `first`)."""
+    return any(doc[j].lower_ in _NEGATORS for j in range(max(first, i - 3), i))
