@@ -8,6 +8,7 @@ from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
 from services.extraction.local.labels import (
+    MAX_LABEL_WORDS,
     POSSESSIVES,
     TIME_NOUNS,
     after_is_particle,
@@ -162,20 +163,23 @@ class CandidateFinder:
                 hard.update(range(m.start, m.end))
                 soft.update((i, cand.node_type) for i in cand.label_tokens)
         vocab_type = self.lexicon.spec.vocabulary_type
+        starts = _predicate_cue_starts(inside)
         for span in vocab:
             if vocab_type is None:
                 break
             region = _enclosing(chunks, span) or span
-            tokens = list(range(region.start, region.end))
             inside_clause = clause.start <= span.start and span.end <= clause.end
-            if not inside_clause or not free(tokens, vocab_type, True):
+            if not inside_clause or not free(list(range(region.start, region.end)), vocab_type, True):
                 continue
+            # "earbuds | that never fall out": the clause says which earbuds
+            end = _relative_end(doc, region, clause, starts, subject_only=True)
+            tokens = list(range(region.start, end))
             cand = self._make(
                 doc,
                 clause,
                 tokens,
                 region.start,
-                region.end,
+                end,
                 vocab_type,
                 VOCABULARY_CONFIDENCE,
                 "vocabulary",
@@ -336,12 +340,13 @@ class CandidateFinder:
             for o in matches
         ):
             return None  # "I pay attention to Netflix": a named element stays an element, not a pole
+        end = _relative_end(doc, nxt, clause, _predicate_cue_starts(matches))
         return self._make(
             doc,
             clause,
-            m.kept + list(range(nxt.start, nxt.end)),
+            m.kept + list(range(nxt.start, end)),
             nxt.start,
-            nxt.end,
+            end,
             node_type,
             conf,
             source,
@@ -490,6 +495,47 @@ _POSSESSIVES = POSSESSIVES | {"your"}
 _MENTAL_VERBS = frozenset(
     {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}
 )
+
+
+# What opens a relative clause after a noun phrase ("earbuds | that weigh almost nothing").
+_RELATIVE_OPENERS = frozenset({"that", "which", "who"})
+# What ends one: a new clause or a reason joined to the chosen thing, not part of it.
+_RELATIVE_STOPS = frozenset({"and", "but", "because", "so", "since", "as", "when", "while", "or"})
+
+
+def _predicate_cue_starts(matches: list[CueMatch]) -> frozenset[int]:
+    """Where cues that are not noun phrases begin (a noun cue may lie inside a relative clause)."""
+    return frozenset(o.start for o in matches if o.cue.mode not in _NOMINAL)
+
+
+def _relative_end(
+    doc: Doc, chunk: Span, clause: Clause, cue_starts: frozenset[int], *, subject_only: bool = False
+) -> int:
+    """Where a chosen noun phrase ends, with the relative clause that describes it when one follows.
+
+    "I go for earbuds | that weigh almost nothing": "earbuds" alone names nothing the respondent
+    chose; the clause is the attribute. A relative clause too long for a label is left out whole
+    rather than cut ("a case | which …" stays "case"), and a predicate's cue ends it ("earbuds that
+    never fall out | matter to me"). `subject_only`: only a clause whose subject is the noun ("that never
+    fall out", not "that I get"), for a noun found without a cue.
+    """
+    if chunk.end + 1 >= clause.end or doc[chunk.end].lower_ not in _RELATIVE_OPENERS:
+        return chunk.end
+    if subject_only and doc[chunk.end + 1].pos_ not in {"VERB", "AUX", "ADV", "PART"}:
+        return chunk.end
+    end = chunk.end + 1
+    while (
+        end < clause.end
+        and end not in cue_starts
+        and not doc[end].is_punct
+        and doc[end].lower_ not in _RELATIVE_STOPS
+    ):
+        end += 1
+    if end - chunk.start > MAX_LABEL_WORDS + 1 or not any(
+        doc[i].pos_ in {"VERB", "AUX"} for i in range(chunk.end + 1, end)
+    ):
+        return chunk.end
+    return end
 
 
 def _in_doer(tok: Token) -> bool:

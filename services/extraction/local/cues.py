@@ -171,6 +171,30 @@ class CueMatch:
 
 
 _BRACES = re.compile(r"\{([^}]*)\}")
+# Subjects a cue may open with, and the adverbs a speaker puts between such a subject and its verb.
+_CUE_SUBJECTS = frozenset({"i", "we", "they", "it", "you"})
+SPOKEN_ADVERBS = frozenset(
+    {
+        "always",
+        "really",
+        "usually",
+        "normally",
+        "just",
+        "mostly",
+        "generally",
+        "definitely",
+        "also",
+        "still",
+        "often",
+        "actually",
+        "personally",
+        "genuinely",
+        "simply",
+        "typically",
+        "honestly",
+        "certainly",
+    }
+)
 
 
 class CueLexicon:
@@ -186,6 +210,7 @@ class CueLexicon:
         type_order = list(spec.types) + [
             n.name for n in methodology.ontology.nodes if n.name not in spec.types
         ]
+        entries: list[tuple[str, CueMode, str, int]] = []
         for rank, type_name in enumerate(type_order):
             cues = spec.types.get(type_name, TypeCues())
             node = methodology.node_type(type_name)
@@ -194,8 +219,17 @@ class CueLexicon:
                 words: list[str] = list(getattr(cues, mode.value))
                 if mode is CueMode.PHRASE:
                     words += [e for e in examples if e.lower() not in {w.lower() for w in words}]
-                for raw in words:
-                    self._add(pipeline, type_name, mode, raw, rank)
+                entries += [(type_name, mode, raw, rank) for raw in words]
+        # an adverb a cue keeps in its label ("i {always}": a habit) is never skipped over
+        in_cues = {
+            w
+            for _, mode, raw, _ in entries
+            for part in ([raw] if mode in (CueMode.PHRASE, CueMode.NOUNS) else _BRACES.findall(raw))
+            for w in re.findall(r"[a-z']+", part.lower())
+        }
+        self._adverbs = sorted(SPOKEN_ADVERBS - in_cues)
+        for type_name, mode, raw, rank in entries:
+            self._add(pipeline, type_name, mode, raw, rank)
 
     def _add(self, pipeline: NlpPipeline, node_type: str, mode: CueMode, raw: str, rank: int) -> None:
         weak = raw.startswith("~")
@@ -218,7 +252,19 @@ class CueLexicon:
         )
         key = f"{node_type}:{mode.value}:{len(self.cues)}"
         self.cues[key] = Cue(key, node_type, mode, plain.lower(), keep, exact, weak, rank)
-        (self._lower_matcher if exact else self._lemma_matcher).add(key, [doc])
+        matcher = self._lower_matcher if exact else self._lemma_matcher
+        matcher.add(key, [doc])
+        if len(doc) < 2 or doc[0].lower_ not in _CUE_SUBJECTS or doc[1].lower_ in SPOKEN_ADVERBS:
+            return  # "i really care about" is its own cue
+        # "I always go for …", "I really value …": people put an adverb between the subject and the
+        # verb of a cue; the variants match over it and keep it out of the label
+        head, rest = doc[0].text, plain.lower()[len(doc[0].text) :]
+        variants = [pipeline.parse(f"{head} {adverb}{rest}") for adverb in self._adverbs]
+        variants = [v for v in variants if len(v) == len(doc) + 1]
+        key = f"{node_type}:{mode.value}:{len(self.cues)}"
+        skip_adverb = (keep[0], False, *keep[1:])
+        self.cues[key] = Cue(key, node_type, mode, plain.lower(), skip_adverb, exact, weak, rank)
+        matcher.add(key, variants)
 
     def matches(self, doc: Doc) -> list[CueMatch]:
         """Every cue occurrence in `doc` (overlaps included; the extractor arbitrates)."""

@@ -136,6 +136,10 @@ _AFTER_VERBS = frozenset({"look", "take"})
 _OF_VERB_NOUNS = frozenset({"advantage", "care", "rid", "fun", "hold", "track", "sight"})
 # Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
 _PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
+# Verbs that take a closing "in" of their own ("let the noise in", "fit in", "log in").
+_IN_VERBS = frozenset(
+    {"let", "lets", "fit", "plug", "log", "fill", "check", "sign", "settle", "join", "move", "kick"}
+)
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
 _RELATIVES = frozenset({"who", "whom", "whose", "which"})
 # What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
@@ -454,11 +458,27 @@ def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
         # "(not being) taken advantage of", "taken care of", "got rid of": the noun and its "of" are
         # one verb
         return doc[before].lower_ in _OF_VERB_NOUNS
+    if doc[idx[-1]].lower_ == "in":
+        return _in_of_verb(doc, idx)
     if doc[idx[-1]].lower_ not in _PARTICLES:
         return False
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
         before = idx[-3]  # "picked him up", "set it up"
     return doc[before].pos_ == "VERB"
+
+
+def _in_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "lets traffic noise in", "helps me fit in", "plugged it in": a closing "in" with no object,
+    # right after a verb that takes it (or after that verb's short object)
+    for back in range(2, min(len(idx), 5) + 1):
+        tok = doc[idx[-back]]
+        if idx[-back] != idx[-1] - back + 1:
+            return False
+        if tok.lemma_.lower() in _IN_VERBS or tok.lower_ in _IN_VERBS:
+            return True
+        if tok.pos_ not in {"NOUN", "PROPN", "PRON", "DET", "ADJ"}:
+            return False
+    return False
 
 
 def _counted_time(doc: Doc, idx: list[int]) -> bool:

@@ -47,3 +47,29 @@ def test_without_a_file_the_ontology_examples_are_the_cues(
     doc = pipeline.parse("It gives me peace of mind.")
     assert [m.cue.node_type for m in lexicon.matches(doc)] == ["terminal_value"]
     assert lexicon.spec.edges.causal == ["leads_to"]
+
+
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("I always go for light earbuds.", "i go for"),
+        ("I really value honesty.", "{i} value"),
+        ("We usually look for a good deal.", None),  # not a cue's own subject: no match
+    ],
+)
+def test_an_adverb_after_the_cues_subject_still_matches(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline, text: str, cue: str | None
+) -> None:
+    # "I always go for …" is how people speak; the cue "i go for" must not need the bare form
+    lexicon = load_lexicon(methodologies.get("means_end_chain"), pipeline)
+    doc = pipeline.parse(text.lower())
+    found = {m.cue.text for m in lexicon.matches(doc)}
+    if cue is None:
+        assert not any(t.startswith("we ") for t in found), found
+        return
+    plain = cue.replace("{", "").replace("}", "")
+    match = next((m for m in lexicon.matches(doc) if m.cue.text == plain), None)
+    assert match is not None, found
+    # the match runs over the adverb, which stays out of the label's cue words
+    assert (match.start, match.end) == (0, len(plain.split()) + 1)
+    assert 1 not in match.kept

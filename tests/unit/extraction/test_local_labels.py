@@ -868,3 +868,24 @@ async def test_a_named_thing_keeps_its_type_when_a_link_is_forced(offline_engine
     )
     assert ("touchpoint", "bags") in typed, typed
     assert not any(kind == "emotion" for kind, _ in typed), typed
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I always go for earbuds that weigh almost nothing.", "earbuds that weigh almost nothing"),
+        ("I like headphones that fold flat.", "headphones that fold flat"),
+        (
+            "I go for a transparency mode that lets traffic noise in.",
+            "transparency mode that lets traffic noise in",
+        ),
+        ("Mainly a case which fits in my pocket, really.", "case which fits in my pocket"),
+    ],
+)
+async def test_a_chosen_noun_keeps_the_relative_clause_that_describes_it(
+    offline_engine: ExtractionEngine, text: str, label: str
+) -> None:
+    # "earbuds" alone (an ignored word, or the concept's vocabulary) or "traffic noise" name nothing
+    # the respondent chose: the relative clause is the attribute
+    typed = await _typed(offline_engine, text, "means_end_chain", question="What stands out to you?")
+    assert ("attribute", label) in typed, typed
