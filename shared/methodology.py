@@ -24,6 +24,7 @@ from shared.methodology_models import (
     InterviewPhase,
     MethodologyConfig,
     NodeBinding,
+    StrategyConfig,
 )
 from shared.signal_catalog import (
     SIGNAL_CATALOG,
@@ -241,6 +242,34 @@ def _check_strategies(cfg: MethodologyConfig, out: list[FieldViolation]) -> None
                         field, "node-scoped weight on a strategy with node_binding: none is never scored"
                     )
                 )
+        _check_focus_types(cfg, i, strat, out)
+    if cfg.strategies and all(s.focus_node_types for s in cfg.strategies):
+        out.append(
+            FieldViolation(
+                "strategies",
+                "every strategy names focus_node_types: one without them is needed for a turn whose "
+                "nodes are of none of those types",
+            )
+        )
+
+
+def _check_focus_types(
+    cfg: MethodologyConfig, i: int, strat: StrategyConfig, out: list[FieldViolation]
+) -> None:
+    if strat.focus_node_types and strat.node_binding is NodeBinding.NONE:
+        out.append(
+            FieldViolation(
+                f"strategies[{i}].focus_node_types", "a strategy with node_binding: none focuses no node"
+            )
+        )
+    known = {n.name for n in cfg.ontology.nodes}
+    for j, name in enumerate(strat.focus_node_types):
+        if name not in known:
+            out.append(
+                FieldViolation(
+                    f"strategies[{i}].focus_node_types[{j}]", f"{name!r} is not an ontology node type"
+                )
+            )
 
 
 def _check_phases(cfg: MethodologyConfig, out: list[FieldViolation]) -> None:

@@ -84,6 +84,9 @@ class StrategyConfig(_Frozen):
     node_binding: NodeBinding = NodeBinding.REQUIRED
     focus_mode: FocusMode = FocusMode.RECENT_NODE
     generates_closing_question: bool = False
+    # Node types the strategy may focus (empty: any). Laddering up a repertory grid asks why a pole
+    # matters; asked of an element ("Netflix") it has nothing to ask about.
+    focus_node_types: tuple[str, ...] = ()
 
 
 class PhaseConfig(_Frozen):

@@ -140,6 +140,7 @@ def methodology_to_pb(config: MethodologyConfig) -> common_pb2.Methodology:
                 ),
                 focus_mode=FOCUS_MODES[s.focus_mode],
                 generates_closing_question=s.generates_closing_question,
+                focus_node_types=list(s.focus_node_types),
             )
             for s in config.strategies
         ],

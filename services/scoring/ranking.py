@@ -102,6 +102,11 @@ class CompiledStrategy:
         """Whether the strategy is ranked once per node (node_binding required)."""
         return self.config.node_binding is NodeBinding.REQUIRED
 
+    def may_focus(self, state: NodeState) -> bool:
+        """Whether the node is of a type the strategy may focus (any, when it names none)."""
+        types = self.config.focus_node_types
+        return not types or state.node_type in types
+
     @property
     def repeats_on_node(self) -> bool:
         """Whether a node weight reads the per-candidate `technique.node.strategy_repetition`."""
@@ -333,13 +338,14 @@ def rank_joint(
         if not strategy.binds_node or not states:
             drafts.append(_draft(strategy, None, "", s_contribs, modifiers))
             continue
+        focusable = [(key, state) for key, state in states.items() if strategy.may_focus(state)]
         multiplier, bonus = _phase(strategy, modifiers)
         s_base = _total(s_contribs)
         read = tuple(dict.fromkeys(w.signal for w in strategy.node_weights))
         position = {signal: i for i, signal in enumerate(read)}
         repeats = strategy.repeats_on_node
         scored: dict[tuple[object, ...], tuple[tuple[SignalContribution, ...], float, float]] = {}
-        for key, state in states.items():
+        for key, state in focusable:
             n_signals = node_signals.get(key, _NO_SIGNALS)
             overrides = node_overrides(strategy.name, state, n_signals) if repeats else _NO_SIGNALS
             values = list(map(n_signals.get, read))
@@ -372,6 +378,7 @@ def rank_two_stage(
     one strategy, so they cannot change the order). The winner's stage-1 candidate carries the node.
     """
     g = detection.global_signals
+    states = tracker.states
     stage1 = _finalise(
         [
             _draft(
@@ -382,14 +389,18 @@ def rank_two_stage(
                 modifiers,
             )
             for s in strategies
+            # a strategy with no node of its focus types to ask about is no candidate
+            if not (s.binds_node and states and not any(map(s.may_focus, states.values())))
         ]
     )
     winner = stage1[0]
     best = next(s for s in strategies if s.name == winner.strategy)
-    if not best.binds_node or not tracker.states:
+    if not best.binds_node or not states:
         return Ranking(stage1)
     node_drafts = []
-    for key, state in tracker.states.items():
+    for key, state in states.items():
+        if not best.may_focus(state):
+            continue
         n_signals = detection.node_signals.get(key, {})
         contribs = _contributions(best.node_weights, n_signals, node_overrides(best.name, state, n_signals))
         node_drafts.append(_draft(best, key, state.label, contribs, None))

@@ -82,6 +82,9 @@ async def test_catalogue(suite: Suite) -> None:
     mec = await suite.stub.GetMethodology(pb.GetMethodologyRequest(name="means_end_chain"))
     assert mec.methodology.strategies and mec.methodology.node_types
     assert sum(s.generates_closing_question for s in mec.methodology.strategies) == 1
+    grid = await suite.stub.GetMethodology(pb.GetMethodologyRequest(name="repertory_grid"))
+    ladder = next(s for s in grid.methodology.strategies if s.name == "ladder_up")
+    assert "emergent_pole" in ladder.focus_node_types and "element" not in ladder.focus_node_types
 
 
 async def test_list_sessions_by_status_and_pages(suite: Suite) -> None:

@@ -377,3 +377,33 @@ def test_concept_unknown_methodology(tmp_path: Path) -> None:
 def test_concept_yaml_syntax_error(tmp_path: Path) -> None:
     err = concept_error(tmp_path, "id: topic\nname: [oops\n")
     assert fields(err)[0].startswith("line ")
+
+
+def test_focus_node_types_must_be_ontology_node_types(tmp_path: Path) -> None:
+    err = load_error(tmp_path, lambda d: d["strategies"][0].update(focus_node_types=["attribute", "benefit"]))
+    assert fields(err) == ["strategies[0].focus_node_types[1]"]
+    assert "'benefit' is not an ontology node type" in str(err)
+
+
+def test_focus_node_types_on_a_strategy_that_binds_no_node(tmp_path: Path) -> None:
+    err = load_error(tmp_path, lambda d: d["strategies"][1].update(focus_node_types=["attribute"]))
+    assert fields(err) == ["strategies[1].focus_node_types"]
+    assert "node_binding: none" in str(err)
+
+
+def test_one_strategy_must_be_free_of_focus_node_types(tmp_path: Path) -> None:
+    def mutate(d: dict[str, Any]) -> None:
+        d["strategies"] = [d["strategies"][0]]
+        d["strategies"][0]["focus_node_types"] = ["attribute"]
+        d["phases"] = {}
+
+    err = load_error(tmp_path, mutate)
+    assert fields(err) == ["strategies"]
+    assert "one without them is needed" in str(err)
+
+
+def test_focus_node_types_load(tmp_path: Path) -> None:
+    data = valid_methodology()
+    data["strategies"][0]["focus_node_types"] = ["attribute"]
+    write(tmp_path, data)
+    assert MethodologyRegistry(tmp_path).get("mini").strategies[0].focus_node_types == ("attribute",)

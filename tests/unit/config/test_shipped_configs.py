@@ -137,3 +137,13 @@ def test_concept_registry_from_concepts_folder(methodologies: MethodologyRegistr
 def test_empty_config_dir(tmp_path: Path) -> None:
     assert MethodologyRegistry(tmp_path / "missing").names() == []
     assert ConceptRegistry(tmp_path).all() == []
+
+
+def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: MethodologyRegistry) -> None:
+    # laddering, opposites, ratings and pyramiding ask about a pole or construct: focused on an
+    # element ("Netflix") they have nothing to ask, and the question service fell back to a triad
+    cfg = methodologies.get("repertory_grid")
+    bound = [s for s in cfg.strategies if s.node_binding is NodeBinding.REQUIRED]
+    assert {s.name for s in bound} >= {"ladder_up", "elicit_opposite_pole", "rate_elements", "pyramid_down"}
+    for s in bound:
+        assert s.focus_node_types and "element" not in s.focus_node_types, s.name

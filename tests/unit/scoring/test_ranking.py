@@ -258,3 +258,48 @@ def test_phase_modifiers_apply_only_to_named_strategies() -> None:
     assert _table(ranking) == [("deepen", None, 1.25), ("close", None, 1.0)]
     close = ranking.candidates[1]
     assert (close.phase_multiplier, close.phase_bonus) == (1.0, 0.0)
+
+
+def _typed_tracker(**types: str) -> NodeStateTracker:
+    t = NodeStateTracker()
+    for key, node_type in types.items():
+        t.register_node(key, 1, label=f"label {key}", node_type=node_type)
+    return t
+
+
+FOCUS_TYPED = [
+    {"name": "explore", "node_binding": "none", "signal_weights": {"meta.interview.phase.early": 0.1}},
+    {
+        "name": "ladder",
+        "focus_node_types": ["consequence"],
+        "signal_weights": {"graph.node.recency_score": 1.0},
+    },
+]
+TYPED_NODES: dict[str, SignalMap] = {
+    "a": {"graph.node.recency_score": 0.9},  # an attribute: the best node, but not the strategy's type
+    "c": {"graph.node.recency_score": 0.4},
+}
+
+
+def test_a_strategy_focuses_only_nodes_of_its_focus_types() -> None:
+    detection = DetectionResult({"meta.interview.phase": "early"}, TYPED_NODES)
+    tracker = _typed_tracker(a="attribute", c="consequence")
+    joint = rank_joint(_compile(FOCUS_TYPED), detection, tracker, PhaseModifiers({}, {}), ())
+    # ladder/a (0.9) is no candidate: the attribute is not of its focus types; ladder/c = 0.4
+    assert _table(joint) == [("ladder", "c", 0.4), ("explore", None, 0.1)]
+    two = rank_two_stage(_compile(FOCUS_TYPED), detection, tracker, PhaseModifiers({}, {"ladder": 1.0}), ())
+    assert _table(two)[0] == ("ladder", "c", 1.0)  # stage 1: no strategy weight, bonus 1.0
+    assert [c.node_id for c in two.node_candidates] == ["c"]
+
+
+def test_a_strategy_with_no_node_of_its_focus_types_is_no_candidate() -> None:
+    detection = DetectionResult({"meta.interview.phase": "early"}, TYPED_NODES)
+    tracker = _typed_tracker(a="attribute")
+    joint = rank_joint(_compile(FOCUS_TYPED), detection, tracker, PhaseModifiers({}, {}), ())
+    assert _table(joint) == [("explore", None, 0.1)]
+    # two-stage: ladder would win stage 1 (0.0 against 0.1 after a bonus), but it has no node to ask about
+    two = rank_two_stage(_compile(FOCUS_TYPED), detection, tracker, PhaseModifiers({}, {"ladder": 1.0}), ())
+    assert _table(two) == [("explore", None, 0.1)]
+    # before any node exists, it ranks once with no node, like every node-bound strategy
+    empty = rank_joint(_compile(FOCUS_TYPED), detection, NodeStateTracker(), PhaseModifiers({}, {}), ())
+    assert [(c.strategy, c.node_id) for c in empty.candidates] == [("explore", None), ("ladder", None)]
