@@ -22,6 +22,7 @@ from spacy.lookups import Table, load_lookups
 from spacy.tokens import Doc
 
 from services.extraction.tagging import PosLexicon, tag_doc
+from shared.lemmas import own_lemma
 
 log = structlog.get_logger(__name__)
 
@@ -56,7 +57,7 @@ class NlpPipeline:
     def lemma(self, word: str) -> str:
         """Lookup lemma of one word, lower-cased first (the table is keyed by lower-case forms)."""
         low = word.lower()
-        return str(self.lemma_table.get(low, low))
+        return own_lemma(low) or str(self.lemma_table.get(low, low))
 
     def lemmas(self, text: str) -> list[str]:
         """Lemmas of the alphanumeric tokens of `text` (tokenised only; cheap)."""

@@ -151,7 +151,11 @@ def _resolve(
         "at",
         "with",
     }
-    next_can_be_verb = i + 1 < len(doc) and "VERB" in lexicon.candidates(lemmas[i + 1], doc[i + 1].lower_)
+    next_can_be_verb = (
+        i + 1 < len(doc)
+        and doc[i + 1].lower_ not in COMMON_ADVERBS  # "the evening feels | well spent"
+        and "VERB" in lexicon.candidates(lemmas[i + 1], doc[i + 1].lower_)
+    )
     if (
         "VERB" in cands
         and not next_is_aux

@@ -221,6 +221,7 @@ COMMON_ADVERBS = frozenset(
     {
         "very",
         "really",
+        "well",
         "just",
         "also",
         "too",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from services.question import english as en
+from shared.lemmas import own_lemma
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class WordForms:
         irregular = en.IRREGULAR_PAST.get(word)
         if irregular is not None:
             return irregular
+        own = own_lemma(word)
+        if own is not None:
+            return own  # "evening" is no form of "even"
         found = self.lemmas.get(word)  # type: ignore[call-overload]  # a Table hashes str keys itself
         return str(found) if found else word
 

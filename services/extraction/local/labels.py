@@ -255,8 +255,8 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # the phrase the cut broke goes whole ("had palpitations in the middle | of a shift",
         # "rushed through my medication in two | minutes"): end before its preposition or article
         cut = next((i for i in whole if idx and i > idx[-1]), None)
-        # (the lookup lemmatiser reads "evening" as a form of "even": the surface form counts too)
-        if cut is not None and (doc[cut].lemma_.lower() in TIME_NOUNS or doc[cut].lower_ in TIME_NOUNS):
+        time_cut = cut is not None and doc[cut].lemma_.lower() in TIME_NOUNS
+        if time_cut:
             # "read reviews of a few machines one | evening": the time phrase the cut broke goes
             while len(idx) > 2 and (
                 doc[idx[-1]].pos_ in {"NUM", "DET"} or doc[idx[-1]].lower_ in _TIME_OPENERS
@@ -265,7 +265,11 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
             idx = _trim_trailing(doc, idx)
         # ("gave me a written list | of the doses" keeps its list: "of" binds only a word of place or
         # part, "the middle | of a shift")
-        broke = cut is not None and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)
+        broke = (
+            cut is not None
+            and not time_cut
+            and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)
+        )
         if broke and cut is not None and doc[cut].lower_ == "of" and doc[idx[-1]].lower_ not in _NEEDS_OF:
             broke = False
         if broke:
@@ -309,6 +313,8 @@ def _object_overflows(doc: Doc, idx: list[int]) -> bool:
         bool(rest)
         and all(doc[i].pos_ in _OBJECT_GOES_ON for i in rest)
         and doc[rest[-1]].pos_ in {"NOUN", "PROPN"}
+        # "read reviews of a few machines one | evening": a time phrase says when, not what
+        and doc[rest[-1]].lemma_.lower() not in TIME_NOUNS
     )
 
 

@@ -889,3 +889,15 @@ async def test_a_chosen_noun_keeps_the_relative_clause_that_describes_it(
     # the respondent chose: the relative clause is the attribute
     typed = await _typed(offline_engine, text, "means_end_chain", question="What stands out to you?")
     assert ("attribute", label) in typed, typed
+
+
+async def test_a_state_keeps_the_noun_it_is_said_of(offline_engine: ExtractionEngine) -> None:
+    # "feels well spent" alone is said back as the respondent's feeling ("what does feeling well
+    # spent give you?"); the evening is what felt well spent
+    labels = await _labels(
+        offline_engine,
+        "Well, the evening feels well spent, and that's important to me.",
+        "repertory_grid",
+        question="Why does that matter to you?",
+    )
+    assert "evening feels well spent" in labels, labels

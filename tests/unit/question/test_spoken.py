@@ -113,6 +113,8 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("daughter picked me up", "your daughter picking you up"),
         ("ward pharmacist came to my bed", "the ward pharmacist coming to your bed"),
         ("discharge nurse phoned me", "the discharge nurse phoning you"),  # "nurse" is a verb too
+        # "evening" is no -ing form of "even": a noun, the subject of its state
+        ("evening feels well spent", "the evening feeling well spent"),
         # bare nouns joined by "and" before a preposition are one doing's objects; after a noun
         # phrase with its article, "and wait for …" is a second doing
         ("survive rain and sweat for years", "surviving rain and sweat for years"),

@@ -1,0 +1,22 @@
+"""The rule pipeline's lemmas and tags: what the cues and label rules downstream read."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.extraction.nlp import NlpPipeline
+
+
+@pytest.mark.parametrize("word", ["evening", "matter", "wedding", "ceiling", "clothing"])
+def test_a_noun_the_lookup_table_reads_as_another_word_keeps_its_own_lemma(
+    pipeline: NlpPipeline, word: str
+) -> None:
+    # the lookup table maps "evening" to "even" and "matter" to "matt" (as if -ing and -er forms)
+    assert pipeline.lemma(word) == word
+    assert pipeline.lemma(word.capitalize()) == word
+    assert pipeline.lemma(word + "s") == word
+
+
+def test_a_subject_noun_before_its_verb_is_a_noun(pipeline: NlpPipeline) -> None:
+    doc = pipeline.parse("Well, the evening feels well spent.")
+    assert [(t.text, t.pos_) for t in doc[2:5]] == [("the", "DET"), ("evening", "NOUN"), ("feels", "VERB")]
