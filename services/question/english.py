@@ -386,7 +386,18 @@ PARTICIPLE_ONLY = frozenset({"gone", "done", "been", "begun", "sung", "swum", "d
 # are passive ("discharged after his heart failure got worse" -> "being discharged …"), with one
 # active ("discharged him on Friday" -> "discharging him …").
 DONE_TO = frozenset(
-    {"discharge", "admit", "readmit", "transfer", "refer", "send", "tell", "prescribe", "sign"}
+    {
+        "discharge",
+        "admit",
+        "readmit",
+        "transfer",
+        "refer",
+        "send",
+        "tell",
+        "prescribe",
+        "sign",
+        "catch",
+    }
 )
 # Participles with a past of their own ("gave", "saw"): opening a label they are passive whatever
 # follows ("given a leaflet", "seen by a doctor").

@@ -149,6 +149,10 @@ class SpokenLabels:
             # "always tired of the afternoon slump" -> "always being tired of …" (not "always tiring"),
             # "usually calm" -> "usually being calm"; "always call the carer" takes an object
             return [first, "being", *rest]
+        if (first in en.ADVERBS_BEFORE_VERB or first == "never") and self._passive(
+            nxt, rest[1] if len(rest) > 1 else ""
+        ):
+            return [first, "being", *rest]  # "never caught out": done to them, not "never catching out"
         if first in en.ADVERBS_BEFORE_VERB and nxt and self._forms.is_verb_form(nxt):
             # "never ask twice", "always call the carer" -> "always calling the carer"
             return [first, self._ing(nxt), *rest[1:]]
@@ -221,7 +225,7 @@ class SpokenLabels:
         if first in en.PASSIVE_PARTICIPLES:
             return True
         lemma = self._forms.verb_lemma(first)
-        past = first.endswith("ed") or first in {"sent", "told"}
+        past = first.endswith("ed") or (lemma != first and not first.endswith(("ing", "s")))
         return past and lemma in en.DONE_TO and nxt in en.NO_OBJECT_AFTER
 
     def _past_adverbs(self, words: list[str], i: int) -> int:

@@ -94,7 +94,7 @@ FAMILIES: dict[str, Templates] = {
 OVERRIDES: dict[str, Templates] = {
     "validate": Templates(
         node=(
-            "Let me read {focus} back to you: {chain}. How accurate and complete is that account?",
+            "Here is how I understood what happened around {focus}: {chain}. How accurate and complete is that account?",
             "What would you correct or add to my understanding of {focus}?",
             "Before we move on, what part of {focus} have I not yet understood correctly?",
             "If you retold {focus} in three or four steps, what would they be?",

@@ -101,6 +101,12 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("scrolling for half an hour", "scrolling for half an hour"),
         # after a frequency adverb, an adjective before a preposition (or alone) is a state
         ("always tired of the afternoon slump", "always being tired of the afternoon slump"),
+        # what was done to them, with no object after it, stays passive after an adverb too
+        ("never caught out", "never being caught out"),
+        ("caught out", "being caught out"),
+        ("always told off", "always being told off"),
+        ("never caught the train", "never catching the train"),
+        ("left early", "leaving early"),
         ("usually calm", "usually being calm"),
         # a feeling before "of", "with" or "about" is a state, not a doing ("tiring of", "feeding up")
         ("tired of the afternoon slump", "being tired of the afternoon slump"),
