@@ -107,6 +107,7 @@ AFTER_VERB = {
     "fast",
     "quickly",
     "ready",
+    "home",  # "(dad) went home after ten days"
     # amounts: "(my wife) lost half a day's pay", "(the van) took two hours"
     "half",
     "two",
@@ -320,23 +321,11 @@ NEWER_NOUNS = {
     "carer",
     "carers",
 }
-# Said of a person without an article: family words used as names ("dad rang me"), pronouns.
+# Said of a person without an article: pronouns, and a child's words for a parent used as names.
 NO_ARTICLE = {
-    "dad",
     "daddy",
-    "mum",
     "mummy",
-    "mom",
     "mommy",
-    "mam",
-    "gran",
-    "granny",
-    "grandma",
-    "grandad",
-    "granddad",
-    "grandpa",
-    "nan",
-    "nana",
     "you",
     "they",
     "he",
@@ -349,10 +338,25 @@ NO_ARTICLE = {
 }
 
 
-# Relatives named by their relation, not as a name: said back as "your wife", not "the wife".
+# Relatives named by their relation: said back as "your wife", not "the wife". A parent called
+# "dad" or "mum" at home is still the respondent's: "your dad", as an interviewer says it.
 RELATIVES = frozenset(
     {
         "wife",
+        "dad",
+        "mum",
+        "mom",
+        "mam",
+        "gran",
+        "granny",
+        "grandma",
+        "grandad",
+        "granddad",
+        "grandpa",
+        "nan",
+        "nana",
+        "grandmother",
+        "grandfather",
         "husband",
         "partner",
         "son",
