@@ -522,3 +522,24 @@ FEELING_LINKS = frozenset({"of", "with", "about"})
 STATES_OF = frozenset({"sick", "full", "free", "short", "fond", "aware", "sure"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
 ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
+# What made someone feel a way, said as how they felt ("that was a bit annoying" -> "a bit annoyed").
+FELT = {
+    "annoying": "annoyed",
+    "frustrating": "frustrated",
+    "confusing": "confused",
+    "worrying": "worried",
+    "stressful": "stressed",
+    "tiring": "tired",
+    "exhausting": "exhausted",
+    "overwhelming": "overwhelmed",
+    "disappointing": "disappointed",
+    "embarrassing": "embarrassed",
+    "irritating": "irritated",
+    "infuriating": "infuriated",
+    "upsetting": "upset",
+    "frightening": "frightened",
+    "scary": "scared",
+    "reassuring": "reassured",
+    "relaxing": "relaxed",
+    "satisfying": "satisfied",
+}

@@ -38,6 +38,9 @@ class SpokenLabels:
         written, names, words = _second_person(label)
         if not words:
             return label, False
+        felt = _felt(words)
+        if felt is not None:
+            return _join(["being", *felt], names), True
         if feeling and self._a_state(words):
             return _join(["being", *words], names), True
         if words[0] in {"after", "before"} and len(words) > 1:
@@ -61,6 +64,9 @@ class SpokenLabels:
         for "when …"; else None. `feeling`: as in `say`."""
         written, names, words = _second_person(label)
         forms = self._forms
+        felt = _felt(words)
+        if felt is not None:
+            return _join(["you", "were", *felt], names)  # "when you were a bit annoyed"
         if feeling and self._a_state(words):
             return _join(["you", "were", *words], names)  # "when you were less stressed"
         if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
@@ -493,6 +499,15 @@ class SpokenLabels:
 
 # Words after which an object has not yet come ("waiting at the | café"): no verb follows them.
 _OPEN_BEFORE_OBJECT = en.DETERMINERS | en.STATE_LINKS
+
+
+def _felt(words: list[str]) -> list[str] | None:
+    """A lone word of what made someone feel a way, with its degree words, said as how they felt
+    ("a bit annoying" -> "a bit annoyed"): the label lost what was annoying, and "you were
+    annoying" says something else. None for any other label."""
+    if not words or words[-1] not in en.FELT or any(w not in en.DEGREE_WORDS for w in words[:-1]):
+        return None
+    return [*words[:-1], en.FELT[words[-1]]]
 
 
 def _none_left(words: list[str]) -> bool:

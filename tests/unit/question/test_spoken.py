@@ -437,3 +437,28 @@ def test_how_the_respondent_felt_is_a_state(
     focus = FocusNode(node_id="c", label=label, node_type="psychosocial_consequence")
     asked = asked_over_turns(methodologies, spoken, "means_end_chain", "deepen", focus)
     assert all(state in q for q in asked), asked
+
+
+@pytest.mark.parametrize(
+    ("label", "state", "clause"),
+    [
+        ("annoying", "being annoyed", "you were annoyed"),
+        ("a bit annoying", "being a bit annoyed", "you were a bit annoyed"),
+        ("really frustrating", "being really frustrated", "you were really frustrated"),
+        ("stressful", "being stressed", "you were stressed"),
+        ("confusing", "being confused", "you were confused"),
+    ],
+)
+def test_what_made_them_feel_is_said_as_how_they_felt(
+    spoken: SpokenLabels, label: str, state: str, clause: str
+) -> None:
+    # "that was a bit annoying": the respondent was annoyed, not "annoying" ("when you were annoying")
+    assert spoken.say(label, feeling=True) == (state, True)
+    assert spoken.say(label) == (state, True)
+    assert spoken.finite(label) == clause
+    assert spoken.finite(label, feeling=True) == clause
+
+
+def test_a_thing_that_annoys_keeps_its_subject(spoken: SpokenLabels) -> None:
+    # only a lone word is how they felt: "the app being annoying" is said of the app
+    assert spoken.finite("the app was annoying") == "the app was annoying"
