@@ -302,7 +302,9 @@ class CandidateFinder:
                 conf,
                 source,
             )
-            if cand is not None and not set(cand.label_tokens) & set(rest):
+            if cand is not None and not any(
+                i in rest and doc[i].lower_ not in _BARE_OBJECTS for i in cand.label_tokens
+            ):
                 # "(someone else had) explained | it": the label kept nothing of what follows the cue,
                 # and the cue word alone names nothing; the clause is left to the other readings
                 return None
@@ -489,6 +491,8 @@ def _cue_subject(
     return list(range(chunk.start, chunk.end))
 
 
+# Pronouns that name nothing after a cue verb ("(someone else had) explained | it").
+_BARE_OBJECTS = frozenset({"it", "them"})
 # a doer may be the interviewer's word said back ("your daughter") as well as the respondent's own
 _POSSESSIVES = POSSESSIVES | {"your"}
 # Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.

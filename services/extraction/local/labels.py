@@ -369,6 +369,8 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in POSSESSIVES | {"your", "its"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
+    if first == "being" and len(idx) == 2 and doc[idx[1]].pos_ == "ADJ":
+        return True  # "being independent" is a way to be; "independent" alone is said as a thing
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
 
 
@@ -392,6 +394,7 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             or _ends_time_phrase(doc, idx)
             or _object_of_second_verb(doc, idx)
             or _object_me(doc, idx)
+            or _object_of_verb(doc, idx)
             or _reflexive_object(doc, idx)
             or _particle_of_verb(doc, idx)
             or _counted_time(doc, idx)
@@ -426,6 +429,17 @@ _IRREGULAR_PARTICIPLES = frozenset(
         "sold",
     }
 )
+
+
+def _object_of_verb(doc: Doc, idx: list[int]) -> bool:
+    # "forget I'm even wearing them", "don't have to charge it": the pronoun the verb acts on
+    # completes it (without it "wearing" dangles)
+    return (
+        len(idx) > 1
+        and doc[idx[-1]].lower_ in {"them", "it", "him", "her", "us"}
+        and idx[-2] == idx[-1] - 1
+        and doc[idx[-2]].pos_ == "VERB"
+    )
 
 
 def _object_me(doc: Doc, idx: list[int]) -> bool:

@@ -901,3 +901,31 @@ async def test_a_state_keeps_the_noun_it_is_said_of(offline_engine: ExtractionEn
         question="Why does that matter to you?",
     )
     assert "evening feels well spent" in labels, labels
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        # the pronoun a verb acts on completes it: "forgetting you're even wearing" dangles
+        ("forget I'm even wearing them", "forget i'm even wearing them"),
+        ("don't have to charge it", "don't have to charge it"),
+        # a way to be keeps its "being": "independent" alone is said back as a thing
+        ("being independent", "being independent"),
+        ("being in control of my time", "in control of my time"),
+    ],
+)
+def test_a_label_keeps_the_words_that_complete_it(pipeline: NlpPipeline, text: str, label: str) -> None:
+    doc = pipeline.parse(text)
+    shaped = shape_label(doc, list(range(len(doc))))
+    assert shaped is not None and shaped[0] == label, shaped
+
+
+async def test_forgetting_the_product_is_what_it_does(offline_engine: ExtractionEngine) -> None:
+    # "I forget I'm even wearing them" named no item at all
+    typed = await _typed(
+        offline_engine,
+        "Honestly, I forget I'm even wearing them.",
+        "means_end_chain",
+        question="Why does that matter?",
+    )
+    assert ("functional_consequence", "forget I'm even wearing them") in typed, typed
