@@ -929,3 +929,32 @@ async def test_forgetting_the_product_is_what_it_does(offline_engine: Extraction
         question="Why does that matter?",
     )
     assert ("functional_consequence", "forget I'm even wearing them") in typed, typed
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        (
+            "Because of that, she watched me use the inhaler twice.",
+            ("action", "watched me use the inhaler twice"),
+        ),
+        (
+            "So they left him in the discharge lounge without food.",
+            ("action", "left him in the discharge lounge"),
+        ),
+        ("The nurse walked me through the tablets.", ("action", "nurse walked me through the tablets")),
+        ("Because of that I was home by lunchtime.", ("outcome", "home by lunchtime")),
+        ("The hospital transport never turned up.", ("incident", "hospital transport never turned up")),
+    ],
+)
+async def test_common_doings_of_an_incident_are_items(
+    offline_engine: ExtractionEngine, text: str, item: tuple[str, str]
+) -> None:
+    # each gave no item at all when the question named none of them
+    typed = await _typed(
+        offline_engine,
+        text,
+        "critical_incident",
+        question="How did the pharmacist act during what happened, and how did that affect you?",
+    )
+    assert item in typed, typed
