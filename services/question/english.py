@@ -45,6 +45,8 @@ SUBJECTS = {
     "things",
     "people",
 }
+# The object forms of subject pronouns, for the doer of a doing ("her watching you").
+OBJECT_FORMS = {"she": "her", "he": "him", "they": "them"}
 # Words that follow a verb far more often than a noun ("check out", "book a slot", "focus on").
 AFTER_VERB = {
     "a",

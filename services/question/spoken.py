@@ -112,7 +112,7 @@ class SpokenLabels:
             past = verb  # "was", "were"
         elif verb.endswith("s") and (lemma := self._forms.verb_lemma(verb)) != verb:
             past = past_tense(lemma)  # "arrives" -> "arrived", "comes" -> "came"
-        elif words[0] in en.SUBJECTS and verb in self._forms.verbs:
+        elif words[0] in en.SUBJECTS and verb in self._forms.verbs and self._forms.verb_lemma(verb) == verb:
             past = past_tense(verb)  # a base form is a present: "you feel left out" -> "you felt …"
         else:
             past = verb  # already past ("gave", "fell")
@@ -208,7 +208,9 @@ class SpokenLabels:
             # "nobody properly explained my tablets" -> "nobody properly explaining your tablets"
             v = self._past_adverbs(words, 1)
             if v < len(words) and (words[v] in en.BE or self._forms.is_verb_form(words[v])):
-                return [*words[:v], self._ing(words[v]), *words[v + 1 :]]
+                # "she watched me …" -> "her watching you …": the doer of a doing is its object form
+                doer = en.OBJECT_FORMS.get(first, first)
+                return [doer, *words[1:v], self._ing(words[v]), *words[v + 1 :]]
         verb = self._subject_clause(words)
         own_verb = verb is not None and (first.endswith("ing") or verb == len(words) - 1)
         if self._starts_with_verb(words, thing=thing) and not own_verb:

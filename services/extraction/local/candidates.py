@@ -302,6 +302,14 @@ class CandidateFinder:
                 conf,
                 source,
             )
+            if cand is not None and subject and doc[subject[0]].lower_ in _PERSON_PRONOUNS:
+                # a pronoun doer gives way when the label then has no room for the end of the doing
+                # ("she showed me how to use | the new inhalers")
+                bare = self._make(doc, clause, m.kept + rest, m.start, m.end, node_type, conf, source)
+                if bare is not None and len(set(bare.label_tokens) & set(rest)) > len(
+                    set(cand.label_tokens) & set(rest)
+                ):
+                    cand = bare
             if cand is not None and not any(
                 i in rest and doc[i].lower_ not in _BARE_OBJECTS for i in cand.label_tokens
             ):
@@ -474,6 +482,8 @@ def _cue_subject(
         # back as the respondent's own ("how did losing half a day's pay affect you?"). A doer that
         # is an item of its own stays one where no participant edge would join the two ("instant
         # coffee | tasted burnt" links the solution to its firing criterion)
+        if m.start > clause.start and doc[m.start - 1].lower_ in _PERSON_PRONOUNS:
+            return [m.start - 1]  # "she | watched me use the inhaler": her doing, not the respondent's
         start = m.start
         while start > clause.start and m.start - start < 3 and _in_doer(doc[start - 1]):
             start -= 1
@@ -491,6 +501,8 @@ def _cue_subject(
     return list(range(chunk.start, chunk.end))
 
 
+# Pronouns that stand for a person other than the respondent.
+_PERSON_PRONOUNS = frozenset({"she", "he"})
 # Pronouns that name nothing after a cue verb ("(someone else had) explained | it").
 _BARE_OBJECTS = frozenset({"it", "them"})
 # a doer may be the interviewer's word said back ("your daughter") as well as the respondent's own

@@ -369,6 +369,8 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in POSSESSIVES | {"your", "its"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
+    if first in {"she", "he"} and len(idx) > 2 and doc[idx[1]].pos_ == "VERB":
+        return True  # "she watched me use the inhaler": someone else's doing keeps its doer
     if first == "being" and len(idx) == 2 and doc[idx[1]].pos_ == "ADJ":
         return True  # "being independent" is a way to be; "independent" alone is said as a thing
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1

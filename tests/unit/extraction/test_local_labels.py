@@ -936,7 +936,7 @@ async def test_forgetting_the_product_is_what_it_does(offline_engine: Extraction
     [
         (
             "Because of that, she watched me use the inhaler twice.",
-            ("action", "watched me use the inhaler twice"),
+            ("action", "she watched me use the inhaler twice"),
         ),
         (
             "So they left him in the discharge lounge without food.",
@@ -958,3 +958,18 @@ async def test_common_doings_of_an_incident_are_items(
         question="How did the pharmacist act during what happened, and how did that affect you?",
     )
     assert item in typed, typed
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Because of that, she watched me use the inhaler twice.", "she watched me use the inhaler twice"),
+        ("So he phoned me the next morning.", "he phoned me the next morning"),
+    ],
+)
+async def test_a_pronoun_doer_stays_with_the_doing(
+    offline_engine: ExtractionEngine, text: str, label: str
+) -> None:
+    # "watched me use the inhaler twice" was said back as the respondent's own doing
+    labels = await _labels(offline_engine, text, "critical_incident", question="What happened next?")
+    assert label in labels, labels

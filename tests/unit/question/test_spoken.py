@@ -118,6 +118,9 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("wife lost half a day's pay", "your wife losing half a day's pay"),
         ("daughter picked me up", "your daughter picking you up"),
         ("dad went home after ten days", "your dad going home after ten days"),
+        # a pronoun doer is said as the object of the doing ("her watching you", not "she watching")
+        ("she watched me use the inhaler twice", "her watching you use the inhaler twice"),
+        ("he fell that night", "him falling that night"),
         ("ward pharmacist came to my bed", "the ward pharmacist coming to your bed"),
         ("discharge nurse phoned me", "the discharge nurse phoning you"),  # "nurse" is a verb too
         # "evening" is no -ing form of "even": a noun, the subject of its state
@@ -335,6 +338,9 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("i was spending too much", "you were spending too much"),
         ("booking just fell between two teams", "the booking just fell between two teams"),
         ("anxious", "you were anxious"),  # a lone state: "when you were anxious", not "when being anxious"
+        ("he fell that night", "he fell that night"),  # a past already: not "he felled"
+        ("you left early", "you left early"),
+        ("they feel rushed", "they felt rushed"),
         # a linking verb and its adjective: "when the instant tasted flat and bitter"
         ("instant tasted flat and bitter", "the instant tasted flat and bitter"),
         # a subject of several words before "are"
