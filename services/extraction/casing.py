@@ -12,6 +12,8 @@ Each word of a normalised (lower-case) label takes the case it has where the res
   an LLM label paraphrases), a name the interview already knows, as a whole phrase: the concept's
   vocabulary ("Prime Video") and the labels of existing nodes; a name of several words is taken
   even where the respondent wrote it lower-case ("prime video");
+- a word that opens a sentence right before a name's next word is part of the name ("Prime Video
+  is …");
 - the pronoun "I" is always written so ("the one I cancelled").
 """
 
@@ -78,6 +80,14 @@ def cased_label(
         if form is None and not told:
             form, told = _written(word, text, 0, len(text))
         out.append(form if form is not None else (word if told else None))
+    for j in range(len(words) - 1, -1, -1):
+        nxt = out[j + 1] if j + 1 < len(words) else None
+        if out[j] is None and not shouted and nxt is not None and nxt[:1].isupper() and nxt != "I":
+            # "Prime Video is …": the capital of a sentence's first word says nothing on its own,
+            # but before the next word of a name it is part of the name as written
+            written = re.search(rf"(?<!\w){re.escape(words[j])}(?!\w)", text, re.IGNORECASE)
+            if written is not None and written.group()[:1].isupper():
+                out[j] = written.group()
     lowered = [w.lower() for w in words]
     for phrase in _known_phrases(known):
         size = len(phrase)

@@ -87,9 +87,9 @@ class Candidate:
 _NOMINAL = frozenset({CueMode.PHRASE, CueMode.NOUNS, CueMode.CHUNK_AFTER})
 
 
-# Stop words that make an ignored noun an item: "their own series", "the same shows everywhere"
-# are poles; "the series", "shows" alone are not.
-_QUALIFIERS = frozenset({"own", "same"})
+# Stop words that make an ignored noun an item: "their own series", "the same shows everywhere",
+# "no ads at all" are poles; "the series", "ads" alone are not.
+_QUALIFIERS = frozenset({"own", "same", "no"})
 
 
 class CandidateFinder:

@@ -97,6 +97,8 @@ class EdgePreferences(BaseModel):
     sequence: list[str] = Field(default_factory=list)
     # edges from every predicate-like item of a clause to each noun-phrase item of it (actor, touchpoint)
     participant: list[str] = Field(default_factory=list)
+    # from what the question asked about to an instance the answer names ("X is a good example of that")
+    example: list[str] = Field(default_factory=list)
 
 
 class LexiconFile(BaseModel):
@@ -282,7 +284,7 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
     problems = [
         f"types.{t}: not a node type of {methodology.name}" for t in spec.types if t not in node_names
     ]
-    for group in ("causal", "contrast", "intra", "sequence", "participant"):
+    for group in ("causal", "contrast", "intra", "sequence", "participant", "example"):
         problems += [
             f"edges.{group}: {e!r} is not an edge type of {methodology.name}"
             for e in getattr(spec.edges, group)

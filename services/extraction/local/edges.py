@@ -16,6 +16,10 @@ from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
 # Questions that ask about the node they name (its reasons, effects, parts or qualities).
+_EXAMPLE = re.compile(
+    r"\ban? (?:good |great |perfect |typical |classic |prime )?example\b|\bfor (?:example|instance)\b",
+    re.IGNORECASE,
+)
 _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
     r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
@@ -117,6 +121,10 @@ def link_candidates(
                 if _doer_and_doing(doer, doing) and len(doer.label) < len(doing.label):
                     link(doing, doer, prefs.participant, 0.55)
     edges += _sequence(doc, cands, lex, chooser)
+    if anchor is not None and prefs.example and _EXAMPLE.search(doc.text):
+        # "Prime Video is a good example of that": an instance of what the question asked about
+        for cand in cands:
+            link(anchor, cand, prefs.example, 0.6, orient_by_level=False)
     anchor_linked = anchor is not None and any(
         anchor.label in (e.source.label, e.target.label) for e in edges
     )

@@ -29,6 +29,11 @@ from shared.methodology import MethodologyRegistry
         # a shouted answer's capitals are not names
         ("no adverts", "NO ADVERTS AT ALL, EVER.", "no adverts"),
         ("disney+", "We switched to Disney+ in May.", "Disney+"),
+        # a word opening a sentence before a name's next word belongs to the name
+        ("prime video", "Prime Video is a good example of that.", "Prime Video"),
+        ("apple tv", "Apple TV, mostly.", "Apple TV"),
+        ("good apps", "Good Apps are rare.", "Good Apps"),
+        ("endless scrolling", "Endless scrolling. Not Netflix.", "endless scrolling"),
     ],
 )
 def test_a_word_takes_the_case_the_respondent_wrote(label: str, text: str, expected: str) -> None:

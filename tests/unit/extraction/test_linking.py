@@ -260,3 +260,48 @@ async def test_a_question_asking_to_choose_among_items_anchors_none(offline_engi
         existing=_GAMER,
     )
     assert any(s == "detachable microphone" for s, _, _ in _edges(result)), _edges(result)
+
+
+async def test_an_example_of_what_was_asked_about_exemplifies_it(offline_engine: ExtractionEngine) -> None:
+    # pyramiding down: the element named as an example was left unlinked
+    result = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "Prime Video is a good example of that.",
+        question="What do old licensed films do for you, personally?",
+        existing=(("old licensed films", "implicit_pole"), ("Netflix", "element")),
+    )
+    assert ("old licensed films", "exemplified_by", "Prime Video") in _edges(result), _edges(result)
+    # without "example", the same answer names no instance of it
+    plain = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "Prime Video is the one I use most.",
+        question="What do old licensed films do for you, personally?",
+        existing=(("old licensed films", "implicit_pole"),),
+    )
+    assert not any(e == "exemplified_by" for _, e, _ in _edges(plain)), _edges(plain)
+
+
+async def test_the_two_poles_of_some_and_others(offline_engine: ExtractionEngine) -> None:
+    # "no ads at all" was no item: "ads" is ignored as a word alone, and "no" made nothing of it
+    result = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "Honestly, some have no ads at all, whereas others have constant adverts.",
+        question="In what important way are two of them alike and different from the third?",
+    )
+    assert _types(result).get("no ads") == "emergent_pole", _types(result)
+    assert ("no ads", "contrasts_with", "constant adverts") in _edges(result), _edges(result)
+
+
+async def test_what_it_is_about_is_a_pole_that_ladders_up(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "Well, it's about good recommendations. That's important to me because it doesn't waste my time.",
+        question="How does scrolling for half an hour make a difference for you personally?",
+        existing=(("scrolling for half an hour", "implicit_pole"),),
+    )
+    assert _types(result).get("good recommendations") == "emergent_pole", _types(result)
+    assert ("good recommendations", "ladders_to", "doesn't waste my time") in _edges(result), _edges(result)
