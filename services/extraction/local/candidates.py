@@ -270,6 +270,10 @@ class CandidateFinder:
             verb = next((i for i in range(m.end, region.end) if _verb_like(doc[i])), None)
             if verb is not None:
                 region = doc[region.start : verb]
+            # "a few machines | one evening": a time after the cue noun says when, not which
+            when = next((i for i in range(m.end, region.end - 1) if _starts_time(doc, i)), None)
+            if when is not None:
+                region = doc[region.start : when]
             return self._make(
                 doc,
                 clause,
@@ -579,6 +583,11 @@ def _new_clause_after(doc: Doc, start: int, end: int) -> bool:
     if first.pos_ not in {"DET", "PRON"}:
         return False
     return any(doc[i].pos_ in {"VERB", "AUX"} for i in range(start + 1, end))
+
+
+def _starts_time(doc: Doc, i: int) -> bool:
+    """Whether tokens i, i+1 are a count or determiner and a time noun ("one evening", "that day")."""
+    return doc[i].pos_ in {"DET", "NUM"} and doc[i + 1].lemma_.lower() in TIME_NOUNS
 
 
 def _without_dangling_time(doc: Doc, start: int, end: int) -> int:

@@ -973,3 +973,13 @@ async def test_a_pronoun_doer_stays_with_the_doing(
     # "watched me use the inhaler twice" was said back as the respondent's own doing
     labels = await _labels(offline_engine, text, "critical_incident", question="What happened next?")
     assert label in labels, labels
+
+
+async def test_a_time_after_a_cue_noun_is_not_part_of_its_name(offline_engine: ExtractionEngine) -> None:
+    # "machines one evening" was a solution, asked back as "what job did the machines one evening do?"
+    labels = await _labels(
+        offline_engine,
+        "Hmm, I read reviews of a few machines one evening.",
+        question="What was it about the capsule machine that made you think about a change?",
+    )
+    assert "machines" in labels and not any("machines one" in label for label in labels), labels
