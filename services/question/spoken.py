@@ -43,6 +43,8 @@ class SpokenLabels:
             return _join(["being", *felt], names), True
         if feeling and self._a_state(words):
             return _join(["being", *words], names), True
+        if len(words) > 2 and words[:2] == ["sense", "of"]:
+            return _join(["a", *words], names), False  # "a sense of accomplishment": "sense" is counted
         if words[0] in {"after", "before"} and len(words) > 1:
             # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
             return _join(["the", "time", *words], names), False
