@@ -48,6 +48,8 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         # a problem is no job to get sorted ("what would getting having palpitations sorted make
         # possible?"): the job it stood in the way of is asked
         ("job", "push"): "job_behind_push",
+        # what pulled them is no job to get sorted either: what it promised is asked
+        ("job", "pull"): "job_behind_pull",
         ("job", "firing_criterion"): "job_behind_push",
         # a moment is no goal ("what bigger goal is buying a steel thermos part of?"): what the person
         # was after then; a solution is hired for a job ("… getting the capsule machine sorted")

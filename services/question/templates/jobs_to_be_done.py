@@ -105,6 +105,16 @@ FAMILIES: dict[str, Templates] = {
             "Around the time of {focus}, what were you trying to make progress on?",
         ),
     ),
+    # The job family's questions for a pull in focus ("feels like a treat to make it slowly"): what
+    # drew the person is no job to get sorted or a situation, so the question asks what it promised.
+    "job_behind_pull": Templates(
+        node=(
+            "What were you really trying to get done when {focus} appealed to you?",
+            "What would {focus} have made possible for you?",
+            "What bigger goal {is} {focus} part of for you?",
+            "Why did {focus} matter so much to you at the time?",
+        ),
+    ),
     # The job family's questions for a solution in focus ("capsule machine", "barista course"): a
     # solution is hired for a job, not "sorted" or "gone well".
     "job_of_solution": Templates(

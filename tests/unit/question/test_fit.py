@@ -269,3 +269,17 @@ def test_a_fitted_family_falls_back_like_the_family_it_stands_for(
     assert later and not later & jobs, later
     assert not any("sorted" in q or "gone well" in q for q in later), later
     assert not any(q.startswith(("Besides", "Apart from")) for q in later), later
+
+
+def test_a_pull_is_asked_what_job_it_promised_to_do(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What would getting feeling like a treat sorted make possible?", "In that situation with
+    # feeling like a treat …": what pulled them is no job to get sorted, nor a situation
+    jtbd = methodologies.get("jobs_to_be_done")
+    pull = FocusNode(node_id="p", label="feels like a treat to make it slowly", node_type="pull")
+    assert fitting_family("job", pull, jtbd) == "job_behind_pull"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", pull, range(3, 15))
+    assert len(asked) >= 3, asked
+    assert all("feeling like a treat to make it slowly" in q for q in asked), asked
+    assert not any("sorted" in q or "gone well" in q or "situation with" in q for q in asked), asked
