@@ -7,15 +7,18 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
-from services.extraction.local.labels import (
-    MAX_LABEL_WORDS,
-    POSSESSIVES,
-    TIME_NOUNS,
-    after_is_particle,
-    is_time_adverb,
-    opens_time_phrase,
-    shape_label,
+from services.extraction.local.extent import (
+    NOMINAL_MODES,
+    PERSON_PRONOUNS,
+    after_end,
+    before_start,
+    cue_subject,
+    predicate_cue_starts,
+    relative_end,
+    starts_time,
+    verb_like,
 )
+from services.extraction.local.labels import shape_label
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 
@@ -39,24 +42,6 @@ _MODE_ORDER = [
     CueMode.PHRASE,
     CueMode.NOUNS,
 ]
-_STOP_AFTER = frozenset(
-    {
-        "without",
-        "when",
-        "while",
-        "if",
-        "until",
-        "before",
-        "after",
-        "because",
-        "since",
-        "whenever",
-        "unless",
-        "although",
-        "though",
-        "instead",
-    }
-)
 
 
 # Words that take a part of the noun phrase after their "of" ("part of the team", "the rest of
@@ -84,12 +69,16 @@ class Candidate:
     lemmas: frozenset[str] = field(default_factory=frozenset)
 
 
-_NOMINAL = frozenset({CueMode.PHRASE, CueMode.NOUNS, CueMode.CHUNK_AFTER})
-
-
 # Stop words that make an ignored noun an item: "their own series", "the same shows everywhere",
 # "no ads at all" are poles; "the series", "ads" alone are not.
 _QUALIFIERS = frozenset({"own", "same", "no"})
+
+# Pronouns that name nothing after a cue verb ("(someone else had) explained | it").
+_BARE_OBJECTS = frozenset({"it", "them"})
+# Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.
+_MENTAL_VERBS = frozenset(
+    {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}
+)
 
 
 class CandidateFinder:
@@ -118,7 +107,7 @@ class CandidateFinder:
         inside.sort(
             key=lambda m: (
                 m.cue.weak,
-                m.cue.mode in _NOMINAL,
+                m.cue.mode in NOMINAL_MODES,
                 -(m.end - m.start),
                 _MODE_ORDER.index(m.cue.mode),
                 m.cue.rank,
@@ -154,7 +143,7 @@ class CandidateFinder:
                 continue
             cand.weak = m.cue.weak
             out.append(cand)
-            if m.cue.mode in _NOMINAL and cand.from_noun:
+            if m.cue.mode in NOMINAL_MODES and cand.from_noun:
                 hard.update(range(m.start, m.end))
                 hard.update(cand.label_tokens)
             elif m.cue.mode is CueMode.PHRASE:  # an event phrase: participants may nest in it
@@ -163,7 +152,7 @@ class CandidateFinder:
                 hard.update(range(m.start, m.end))
                 soft.update((i, cand.node_type) for i in cand.label_tokens)
         vocab_type = self.lexicon.spec.vocabulary_type
-        starts = _predicate_cue_starts(inside)
+        starts = predicate_cue_starts(inside)
         for span in vocab:
             if vocab_type is None:
                 break
@@ -172,7 +161,7 @@ class CandidateFinder:
             if not inside_clause or not free(list(range(region.start, region.end)), vocab_type, True):
                 continue
             # "earbuds | that never fall out": the clause says which earbuds
-            end = _relative_end(doc, region, clause, starts, subject_only=True)
+            end = relative_end(doc, region, clause, starts, subject_only=True)
             tokens = list(range(region.start, end))
             cand = self._make(
                 doc,
@@ -267,11 +256,11 @@ class CandidateFinder:
             if part_of is not None:
                 region = doc[part_of + 1 : region.end]
             # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
-            verb = next((i for i in range(m.end, region.end) if _verb_like(doc[i])), None)
+            verb = next((i for i in range(m.end, region.end) if verb_like(doc[i])), None)
             if verb is not None:
                 region = doc[region.start : verb]
             # "a few machines | one evening": a time after the cue noun says when, not which
-            when = next((i for i in range(m.end, region.end - 1) if _starts_time(doc, i)), None)
+            when = next((i for i in range(m.end, region.end - 1) if starts_time(doc, i)), None)
             if when is not None:
                 region = doc[region.start : when]
             return self._make(
@@ -286,7 +275,7 @@ class CandidateFinder:
                 from_noun=True,
             )
         if mode is CueMode.AFTER:
-            end = _after_end(doc, clause, m, matches)
+            end = after_end(doc, clause, m, matches)
             if end == m.end:
                 return None
             if m.cue.weak and doc[m.end].lemma_.lower() in _MENTAL_VERBS:
@@ -295,7 +284,7 @@ class CandidateFinder:
             rest = strip_frames(doc, list(range(m.end, end)), lead=False)
             if not rest:
                 return None
-            subject = _cue_subject(doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant))
+            subject = cue_subject(doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant))
             cand = self._make(
                 doc,
                 clause,
@@ -306,7 +295,7 @@ class CandidateFinder:
                 conf,
                 source,
             )
-            if cand is not None and subject and doc[subject[0]].lower_ in _PERSON_PRONOUNS:
+            if cand is not None and subject and doc[subject[0]].lower_ in PERSON_PRONOUNS:
                 # a pronoun doer gives way when the label then has no room for the end of the doing
                 # ("she showed me how to use | the new inhalers")
                 bare = self._make(doc, clause, m.kept + rest, m.start, m.end, node_type, conf, source)
@@ -322,7 +311,7 @@ class CandidateFinder:
                 return None
             return cand
         if mode is CueMode.BEFORE:
-            start = _before_start(doc, clause, m, matches, chunks)
+            start = before_start(doc, clause, m, matches, chunks)
             if start >= m.start:
                 return None
             return self._make(
@@ -354,7 +343,7 @@ class CandidateFinder:
             for o in matches
         ):
             return None  # "I pay attention to Netflix": a named element stays an element, not a pole
-        end = _relative_end(doc, nxt, clause, _predicate_cue_starts(matches))
+        end = relative_end(doc, nxt, clause, predicate_cue_starts(matches))
         return self._make(
             doc,
             clause,
@@ -412,210 +401,6 @@ class CandidateFinder:
 def is_content(tok: Token) -> bool:
     """A word that can carry a label: not a stop word, or a noun spaCy lists as one ("call", "side")."""
     return not tok.is_stop or (tok.pos_ in {"NOUN", "PROPN"} and len(tok.text) > 3)
-
-
-def _after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) -> int:
-    """Where an `after` label stops: punctuation, a subordinator, a new predicate, or the next cue."""
-
-    def content_between(a: int, b: int) -> bool:
-        return any(doc[i].pos_ in {"NOUN", "PROPN", "VERB"} for i in range(a, b))
-
-    # the next cue of another type ends the label, unless only function words or modifiers precede
-    # it ("nobody explained …", "learned to check …", "compared three capsule machines" keep going;
-    # "bought a machine to impress" stops): a number or adjective belongs to the phrase it precedes
-    next_cue = min(
-        (
-            o.start
-            for o in matches
-            if o.start >= m.end
-            and o.cue.mode is not CueMode.NOUNS
-            and o.cue.node_type != m.cue.node_type
-            and content_between(m.end, o.start)
-            # "saw a colleague's | capsule machine": a possessor belongs to the phrase it owns
-            and doc[o.start - 1].lower_.replace("’", "'") != "'s"
-        ),
-        default=clause.end,
-    )
-    end = m.end
-    limit = min(clause.end, next_cue)
-    if next_cue < clause.end:
-        # "feeling relaxed | gives me | peace of mind": the verb leading into the next cue is not ours
-        while limit > m.end and doc[limit - 1].pos_ in {"VERB", "AUX", "PRON", "PART", "ADP", "DET"}:
-            limit -= 1
-    while end < limit:
-        tok = doc[end]
-        if tok.is_punct or (
-            tok.lower_ in _STOP_AFTER
-            and not is_time_adverb(doc, end)
-            and not (end > m.end and opens_time_phrase(doc, end))
-            and not (end > m.end and after_is_particle(doc, end))
-        ):
-            # "phoned me the day | before he came home": the time phrase belongs to the clause cut off
-            end = _without_dangling_time(doc, m.end, end) if tok.lower_ in {"before", "after"} else end
-            break
-        nxt = doc[end + 1] if end + 1 < clause.end else None
-        if tok.pos_ == "CCONJ" and nxt is not None and _new_clause_after(doc, end + 1, clause.end):
-            break  # "... and ended up back in hospital", "... and the ward was short-staffed"
-        end += 1
-    return end
-
-
-def _verb_like(tok: Token) -> bool:
-    """A verb, or a verb's -ing form the lookup tagger read as an adjective ("dad going home")."""
-    word = tok.lower_
-    return tok.pos_ in {"VERB", "AUX"} or (word.endswith("ing") and tok.lemma_.lower() != word)
-
-
-def _cue_subject(
-    doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span], participants: bool
-) -> list[int]:
-    """The subject a kept cue needs, when it stands right before the cue: the noun phrase a
-    "was/were …" cue describes, or who did what a verb cue names.
-
-    "all the good slots | were gone by sunday night": without its subject the state reads as a doing
-    ("gone by sunday night" said back as "going by sunday night"); "my wife | lost half a day's
-    pay" without its doer reads as the respondent's own doing. `participants`: whether the
-    methodology joins a doing to its doer by an edge (so a doer that is an item of its own may stay
-    in the doing's label too).
-    """
-    if not m.kept or m.kept[0] != m.start:
-        return []
-    cue = doc[m.start]
-    if cue.lemma_.lower() != "be" and (cue.pos_ == "VERB" or cue.lemma_.lower() != cue.lower_):
-        # "my wife | lost half a day's pay": someone else's doing keeps its doer, else it is said
-        # back as the respondent's own ("how did losing half a day's pay affect you?"). A doer that
-        # is an item of its own stays one where no participant edge would join the two ("instant
-        # coffee | tasted burnt" links the solution to its firing criterion)
-        if m.start > clause.start and doc[m.start - 1].lower_ in _PERSON_PRONOUNS:
-            return [m.start - 1]  # "she | watched me use the inhaler": her doing, not the respondent's
-        start = m.start
-        while start > clause.start and m.start - start < 3 and _in_doer(doc[start - 1]):
-            start -= 1
-        if not _is_doer(doc, start, m.start):
-            return []
-        own = any(o is not m and o.start < m.start and start < o.end for o in matches)
-        return [] if own and not participants else list(range(start, m.start))
-    if cue.lemma_.lower() != "be":
-        return []
-    chunk = next((c for c in chunks if c.end == m.start and c.start >= clause.start), None)
-    if chunk is None or doc[chunk.end - 1].pos_ not in {"NOUN", "PROPN"}:
-        return []
-    if any(o is not m and o.start < chunk.end and chunk.start < o.end for o in matches):
-        return []  # "YouTube is mostly …": a subject that is an item of its own stays one
-    return list(range(chunk.start, chunk.end))
-
-
-# Pronouns that stand for a person other than the respondent.
-_PERSON_PRONOUNS = frozenset({"she", "he"})
-# Pronouns that name nothing after a cue verb ("(someone else had) explained | it").
-_BARE_OBJECTS = frozenset({"it", "them"})
-# a doer may be the interviewer's word said back ("your daughter") as well as the respondent's own
-_POSSESSIVES = POSSESSIVES | {"your"}
-# Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.
-_MENTAL_VERBS = frozenset(
-    {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}
-)
-
-
-# What opens a relative clause after a noun phrase ("earbuds | that weigh almost nothing").
-_RELATIVE_OPENERS = frozenset({"that", "which", "who"})
-# What ends one: a new clause or a reason joined to the chosen thing, not part of it.
-_RELATIVE_STOPS = frozenset({"and", "but", "because", "so", "since", "as", "when", "while", "or"})
-
-
-def _predicate_cue_starts(matches: list[CueMatch]) -> frozenset[int]:
-    """Where cues that are not noun phrases begin (a noun cue may lie inside a relative clause)."""
-    return frozenset(o.start for o in matches if o.cue.mode not in _NOMINAL)
-
-
-def _relative_end(
-    doc: Doc, chunk: Span, clause: Clause, cue_starts: frozenset[int], *, subject_only: bool = False
-) -> int:
-    """Where a chosen noun phrase ends, with the relative clause that describes it when one follows.
-
-    "I go for earbuds | that weigh almost nothing": "earbuds" alone names nothing the respondent
-    chose; the clause is the attribute. A relative clause too long for a label is left out whole
-    rather than cut ("a case | which …" stays "case"), and a predicate's cue ends it ("earbuds that
-    never fall out | matter to me"). `subject_only`: only a clause whose subject is the noun ("that never
-    fall out", not "that I get"), for a noun found without a cue.
-    """
-    if chunk.end + 1 >= clause.end or doc[chunk.end].lower_ not in _RELATIVE_OPENERS:
-        return chunk.end
-    if subject_only and doc[chunk.end + 1].pos_ not in {"VERB", "AUX", "ADV", "PART"}:
-        return chunk.end
-    end = chunk.end + 1
-    while (
-        end < clause.end
-        and end not in cue_starts
-        and not doc[end].is_punct
-        and doc[end].lower_ not in _RELATIVE_STOPS
-    ):
-        end += 1
-    if end - chunk.start > MAX_LABEL_WORDS + 1 or not any(
-        doc[i].pos_ in {"VERB", "AUX"} for i in range(chunk.end + 1, end)
-    ):
-        return chunk.end
-    return end
-
-
-def _in_doer(tok: Token) -> bool:
-    return tok.pos_ in {"DET", "ADJ", "NOUN", "PROPN"} or tok.lower_ in _POSSESSIVES
-
-
-def _is_doer(doc: Doc, start: int, end: int) -> bool:
-    """Whether tokens [start, end) are a short noun phrase naming someone or something other than
-    the respondent ("my wife", "the ward pharmacist"): not "I", "it", nor a clause of its own."""
-    if not 1 <= end - start <= 3 or doc[end - 1].pos_ not in {"NOUN", "PROPN"}:
-        return False
-    return all(_in_doer(doc[i]) for i in range(start, end))
-
-
-def _new_clause_after(doc: Doc, start: int, end: int) -> bool:
-    """Whether doc[start:end], right after "and"/"but", starts a clause of its own.
-
-    A verb opens one ("and ended up back in hospital"); so does a determiner or pronoun with a verb
-    after it ("and the ward was short-staffed"). Without a verb it is the second half of a noun
-    phrase ("between the school run and my train").
-    """
-    first = doc[start]
-    if first.pos_ in {"VERB", "AUX"}:
-        return True
-    if first.pos_ not in {"DET", "PRON"}:
-        return False
-    return any(doc[i].pos_ in {"VERB", "AUX"} for i in range(start + 1, end))
-
-
-def _starts_time(doc: Doc, i: int) -> bool:
-    """Whether tokens i, i+1 are a count or determiner and a time noun ("one evening", "that day")."""
-    return doc[i].pos_ in {"DET", "NUM"} and doc[i + 1].lemma_.lower() in TIME_NOUNS
-
-
-def _without_dangling_time(doc: Doc, start: int, end: int) -> int:
-    """`end` moved back over a time phrase ("the day", "a week") that ends just before it."""
-    if end - 1 > start and doc[end - 1].lemma_.lower() in TIME_NOUNS and doc[end - 2].pos_ in {"DET", "NUM"}:
-        return end - 2
-    return end
-
-
-def _before_start(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch], chunks: list[Span]) -> int:
-    """Where a `before` label starts: after an opening prepositional phrase or an earlier cue."""
-    start = max(
-        [clause.start]
-        + [
-            o.end
-            for o in matches
-            if clause.start <= o.start and o.end <= m.start and o.cue.mode not in _NOMINAL
-        ]
-    )
-    if start == clause.start and doc[start].pos_ == "ADP":
-        chunk = next((c for c in chunks if start < c.start <= start + 2), None)
-        if chunk is not None and chunk.end < m.start:
-            start = (
-                chunk.end
-            )  # "At checkout the delivery fee doubled": the label starts at "the delivery fee"
-    while start < m.start and doc[start].is_punct:
-        start += 1
-    return start
 
 
 def _inside_idiom(doc: Doc, m: CueMatch, matches: list[CueMatch]) -> bool:
