@@ -34,6 +34,8 @@ from services.extraction.wordclasses import (
 
 _VERB_CONTEXT_TAGS = frozenset({"AUX", "PART"})
 _PARTICLES = frozenset({"up", "down", "out", "off", "back", "over", "away", "through"})
+# Prepositions that also open a clause ("before the driver leaves").
+_CLAUSE_OPENERS = frozenset({"before", "after", "until", "till", "since", "as", "like", "once"})
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ def _resolve(
         and low.endswith("s")
         and not low.endswith("ss")
         and lemmas[i] != low
+        and not _after_preposition(doc, tags, i)
     ):
         return "VERB"  # third person singular after a noun subject: "the battery lasts"
     if (
@@ -189,6 +192,16 @@ def _resolve(
     if "ADV" in cands:
         return "ADV"
     return "NOUN"
+
+
+def _after_preposition(doc: Doc, tags: list[str], i: int) -> bool:
+    """Whether the noun phrase before `i` follows a preposition ("go for soft ear | cushions", "the
+    comfort of the ear | pads"): its last noun is no subject, so an -s word after it is a plural.
+    A word that also opens a clause ("before the driver | leaves") does not count."""
+    j = i - 1
+    while j >= 0 and tags[j] in {"NOUN", "PROPN", "ADJ", "DET", "NUM"}:
+        j -= 1
+    return j >= 0 and tags[j] == "ADP" and doc[j].lower_ not in _CLAUSE_OPENERS
 
 
 def _starts_noun_phrase(doc: Doc, lemmas: list[str], lexicon: PosLexicon, i: int) -> bool:

@@ -20,3 +20,21 @@ def test_a_noun_the_lookup_table_reads_as_another_word_keeps_its_own_lemma(
 def test_a_subject_noun_before_its_verb_is_a_noun(pipeline: NlpPipeline) -> None:
     doc = pipeline.parse("Well, the evening feels well spent.")
     assert [(t.text, t.pos_) for t in doc[2:5]] == [("the", "DET"), ("evening", "NOUN"), ("feels", "VERB")]
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "tag"),
+    [
+        # after a preposition the noun phrase has no subject: the -s word is a plural
+        ("I always go for soft memory-foam ear cushions.", "cushions", "NOUN"),
+        ("The comfort of the ear pads.", "pads", "NOUN"),
+        # a subject noun before its verb, and a clause opened by "before", keep the verb
+        ("The battery lasts.", "lasts", "VERB"),
+        ("I need to know before the driver leaves the depot.", "leaves", "VERB"),
+    ],
+)
+def test_an_s_word_after_a_noun_is_a_verb_only_after_a_subject(
+    pipeline: NlpPipeline, text: str, word: str, tag: str
+) -> None:
+    doc = pipeline.parse(text)
+    assert next(t.pos_ for t in doc if t.text == word) == tag
