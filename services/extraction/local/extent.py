@@ -68,6 +68,9 @@ def after_end(doc: Doc, clause: Clause, m: CueMatch, matches: list[CueMatch]) ->
         # "feeling relaxed | gives me | peace of mind": the verb leading into the next cue is not ours
         while limit > m.end and doc[limit - 1].pos_ in {"VERB", "AUX", "PRON", "PART", "ADP", "DET"}:
             limit -= 1
+        if any(doc[k].lower_ in {"before", "after"} for k in range(limit, next_cue)):
+            # "phoned me the day | before he came home": the time phrase goes with its clause
+            limit = _without_dangling_time(doc, m.end, limit)
     while end < limit:
         tok = doc[end]
         if tok.is_punct or (

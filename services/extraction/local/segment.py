@@ -47,6 +47,16 @@ def clauses(doc: Doc, markers: list[Span]) -> list[Clause]:
             cut_before.add(tok.i)
         if tok.lower_ == "and" and nxt is not None and nxt.lower_ in SUBJECTS and _verb_follows(doc, nxt.i):
             cut_before.add(tok.i)
+        if (
+            tok.pos_ == "ADJ"
+            and tok.i > 0
+            and doc[tok.i - 1].lower_ in {"so", "too"}
+            and nxt is not None
+            and nxt.lower_ in _PERSONS
+            and _verb_follows(doc, nxt.i)
+        ):
+            # "he was so exhausted | he fell that night": the result is a clause of its own
+            cut_before.add(nxt.i)
     bounds = sorted(cut_before | {len(doc)})
     out: list[Clause] = []
     for a, b in pairwise(bounds):
@@ -63,6 +73,10 @@ def clauses(doc: Doc, markers: list[Span]) -> list[Clause]:
         if start < end:
             out.append(Clause(len(out), start, end))
     return out
+
+
+# Subjects that stand for a person ("so tired | I fell asleep").
+_PERSONS = frozenset({"i", "we", "he", "she", "they"})
 
 
 def _verb_follows(doc: Doc, i: int) -> bool:

@@ -983,3 +983,22 @@ async def test_a_time_after_a_cue_noun_is_not_part_of_its_name(offline_engine: E
         question="What was it about the capsule machine that made you think about a change?",
     )
     assert "machines" in labels and not any("machines one" in label for label in labels), labels
+
+
+async def test_a_result_after_so_is_a_clause_of_its_own(offline_engine: ExtractionEngine) -> None:
+    # "he was so exhausted he fell that night" gave the label "exhausted he fell that night"
+    labels = await _labels(
+        offline_engine,
+        "They left him in the discharge lounge without food, and because of that he was so exhausted he fell"
+        " that night.",
+        "critical_incident",
+    )
+    assert "he fell that night" in labels, labels
+    assert not any("exhausted he" in label for label in labels), labels
+
+
+async def test_coming_home_is_an_outcome_with_its_doer(offline_engine: ExtractionEngine) -> None:
+    typed = await _typed(
+        offline_engine, "Because of that, he came home exhausted and confused.", "critical_incident"
+    )
+    assert ("outcome", "he came home exhausted and confused") in typed, typed
