@@ -167,6 +167,8 @@ def _resolve(
         and not low.endswith("ss")
         and lemmas[i] != low
         and not _after_preposition(doc, tags, i)
+        # "ear hooks | that keep them in place": a relative pronoun describes a noun
+        and not (i + 1 < len(doc) and doc[i + 1].lower_ in {"that", "which", "who"})
     ):
         return "VERB"  # third person singular after a noun subject: "the battery lasts"
     if (

@@ -24,7 +24,10 @@ _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
     r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
     r"|\bwhere would you put\b|\bwhich do you prefer\b|\bwhat (?:do|did) you (?:like|dislike|love|hate)\b"
-    r"|\bwhat made you\b|\bhow did (?:that|it|you) feel\b",
+    r"|\bwhat made you\b|\bhow did (?:that|it|you) feel\b"
+    # the interviewer's laddering questions: "how does X make a difference for you?", "what does X
+    # give you?", "what does X do for you?", "… make possible for you", "… help you achieve"
+    r"|\bmake a difference for you\b|\bgive you\b|\bdo for you\b|\bmake possible\b|\bhelp you achieve\b",
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"then", "afterwards", "after", "next", "later", "finally", "eventually"})

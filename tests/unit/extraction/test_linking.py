@@ -305,3 +305,31 @@ async def test_what_it_is_about_is_a_pole_that_ladders_up(offline_engine: Extrac
     )
     assert _types(result).get("good recommendations") == "emergent_pole", _types(result)
     assert ("good recommendations", "ladders_to", "doesn't waste my time") in _edges(result), _edges(result)
+
+
+async def test_an_answer_to_a_laddering_question_links_to_what_it_asked_about(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "how does X make a difference for you?" was no probe: the answer's item stayed unlinked
+    existing = (
+        ("hear cars and cyclists coming", "functional_consequence"),
+        ("ambient sound mode", "attribute"),
+    )
+    for question in (
+        "How does hearing cars and cyclists coming make a difference for you personally?",
+        "What does hearing cars and cyclists coming give you?",
+        "What does hearing cars and cyclists coming do for you, personally?",
+    ):
+        result = await _extract(
+            offline_engine,
+            "means_end_chain",
+            "It means I feel safe running on the road.",
+            question=question,
+            existing=existing,
+        )
+        assert ("hear cars and cyclists coming", "leads_to", "feel safe running on the road") in _edges(
+            result
+        ), (
+            question,
+            _edges(result),
+        )

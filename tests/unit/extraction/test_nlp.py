@@ -28,6 +28,8 @@ def test_a_subject_noun_before_its_verb_is_a_noun(pipeline: NlpPipeline) -> None
         # after a preposition the noun phrase has no subject: the -s word is a plural
         ("I always go for soft memory-foam ear cushions.", "cushions", "NOUN"),
         ("The comfort of the ear pads.", "pads", "NOUN"),
+        # a relative pronoun after it describes a noun
+        ("One thing I pay attention to is ear hooks that keep them in place.", "hooks", "NOUN"),
         # a subject noun before its verb, and a clause opened by "before", keep the verb
         ("The battery lasts.", "lasts", "VERB"),
         ("I need to know before the driver leaves the depot.", "leaves", "VERB"),
