@@ -27,7 +27,9 @@ _PROBE = re.compile(
     r"|\bwhat made you\b|\bhow did (?:that|it|you) feel\b"
     # the interviewer's laddering questions: "how does X make a difference for you?", "what does X
     # give you?", "what does X do for you?", "… make possible for you", "… help you achieve"
-    r"|\bmake a difference for you\b|\bgive you\b|\bdo for you\b|\bmake possible\b|\bhelp you achieve\b",
+    r"|\bmake a difference for you\b|\bgive you\b|\bdo for you\b|\bmake possible\b|\bhelp you achieve\b"
+    # and its questions about an incident's result: "how did X turn out?", "how did X affect you?"
+    r"|\bturn out\b|\baffect you\b",
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"then", "afterwards", "after", "next", "later", "finally", "eventually"})

@@ -333,3 +333,21 @@ async def test_an_answer_to_a_laddering_question_links_to_what_it_asked_about(
             question,
             _edges(result),
         )
+
+
+async def test_a_result_asked_about_links_to_the_incident(offline_engine: ExtractionEngine) -> None:
+    for question in (
+        "How did chasing the nurses turn out in the end?",
+        "How did chasing the nurses affect you?",
+    ):
+        result = await _extract(
+            offline_engine,
+            "critical_incident",
+            "I was home by lunchtime.",
+            question=question,
+            existing=(("chase the nurses", "action"),),
+        )
+        assert ("chase the nurses", "leads_to", "home by lunchtime") in _edges(result), (
+            question,
+            _edges(result),
+        )
