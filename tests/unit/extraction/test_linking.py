@@ -351,20 +351,3 @@ async def test_a_result_asked_about_links_to_the_incident(offline_engine: Extrac
             question,
             _edges(result),
         )
-
-
-async def test_wanting_to_do_something_is_a_desired_outcome(offline_engine: ExtractionEngine) -> None:
-    # "I want to reduce …" was a pull ("want to reduce the chance of mistakes"), and no edge joins a
-    # push to a pull: the link the respondent made was lost
-    result = await _extract(
-        offline_engine,
-        "jobs_to_be_done",
-        "I was sick of feeling wired and shaky, and because of that I want to reduce the chance of mistakes"
-        " at 4am.",
-        question="What was going wrong for you?",
-    )
-    types = _types(result)
-    assert types.get("reduce the chance of mistakes at 4am") == "desired_outcome", types
-    assert any(
-        s == "feeling wired and shaky" and t.startswith("reduce the chance") for s, _, t in _edges(result)
-    )
