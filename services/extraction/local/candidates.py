@@ -9,7 +9,6 @@ from spacy.tokens import Doc, Span, Token
 from services.extraction.local.cues import CueLexicon, CueMatch, CueMode
 from services.extraction.local.extent import (
     NOMINAL_MODES,
-    PERSON_PRONOUNS,
     after_end,
     before_start,
     cue_subject,
@@ -18,7 +17,7 @@ from services.extraction.local.extent import (
     starts_time,
     verb_like,
 )
-from services.extraction.local.labels import shape_label
+from services.extraction.local.labels import PERSON_PRONOUNS, shape_label
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 

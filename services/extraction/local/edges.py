@@ -16,10 +16,6 @@ from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
 # Questions that ask about the node they name (its reasons, effects, parts or qualities).
-_EXAMPLE = re.compile(
-    r"\ban? (?:good |great |perfect |typical |classic |prime )?example\b|\bfor (?:example|instance)\b",
-    re.IGNORECASE,
-)
 _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
     r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
@@ -30,6 +26,11 @@ _PROBE = re.compile(
     r"|\bmake a difference for you\b|\bgive you\b|\bdo for you\b|\bmake possible\b|\bhelp you achieve\b"
     # and its questions about an incident's result: "how did X turn out?", "how did X affect you?"
     r"|\bturn out\b|\baffect you\b",
+    re.IGNORECASE,
+)
+# Answers that name an instance of what the question asked about ("Prime Video is a good example").
+_EXAMPLE = re.compile(
+    r"\ban? (?:good |great |perfect |typical |classic |prime )?example\b|\bfor (?:example|instance)\b",
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"then", "afterwards", "after", "next", "later", "finally", "eventually"})

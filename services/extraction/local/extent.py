@@ -9,6 +9,7 @@ from spacy.tokens import Doc, Span, Token
 from services.extraction.local.cues import CueMatch, CueMode
 from services.extraction.local.labels import (
     MAX_LABEL_WORDS,
+    PERSON_PRONOUNS,
     POSSESSIVES,
     TIME_NOUNS,
     after_is_particle,
@@ -134,8 +135,6 @@ def cue_subject(
     return list(range(chunk.start, chunk.end))
 
 
-# Pronouns that stand for a person other than the respondent.
-PERSON_PRONOUNS = frozenset({"she", "he"})
 # a doer may be the interviewer's word said back ("your daughter") as well as the respondent's own
 _POSSESSIVES = POSSESSIVES | {"your"}
 

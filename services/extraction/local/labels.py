@@ -136,10 +136,12 @@ _AFTER_VERBS = frozenset({"look", "take"})
 _OF_VERB_NOUNS = frozenset({"advantage", "care", "rid", "fun", "hold", "track", "sight"})
 # Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
 _PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
-# Verbs that take a closing "in" of their own ("let the noise in", "fit in", "log in").
+# Verbs that take a closing "in" of their own ("let the noise in", "fit in", "log in"), as lemmas.
 _IN_VERBS = frozenset(
-    {"let", "lets", "fit", "plug", "log", "fill", "check", "sign", "settle", "join", "move", "kick"}
+    {"let", "fit", "plug", "log", "fill", "check", "sign", "settle", "join", "move", "kick"}
 )
+# Pronouns that stand for a person other than the respondent ("she watched me use the inhaler").
+PERSON_PRONOUNS = frozenset({"she", "he"})
 # Pronouns that open a relative clause ("that" also opens a complement: not among them).
 _RELATIVES = frozenset({"who", "whom", "whose", "which"})
 # What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
@@ -369,7 +371,7 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in POSSESSIVES | {"your", "its"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
-    if first in {"she", "he"} and len(idx) > 2 and doc[idx[1]].pos_ == "VERB":
+    if first in PERSON_PRONOUNS and len(idx) > 2 and doc[idx[1]].pos_ == "VERB":
         return True  # "she watched me use the inhaler": someone else's doing keeps its doer
     if first == "being" and len(idx) == 2 and doc[idx[1]].pos_ == "ADJ":
         return True  # "being independent" is a way to be; "independent" alone is said as a thing
@@ -496,7 +498,7 @@ def _in_of_verb(doc: Doc, idx: list[int]) -> bool:
         tok = doc[idx[-back]]
         if idx[-back] != idx[-1] - back + 1:
             return False
-        if tok.lemma_.lower() in _IN_VERBS or tok.lower_ in _IN_VERBS:
+        if tok.lemma_.lower() in _IN_VERBS:
             return True
         if tok.pos_ not in {"NOUN", "PROPN", "PRON", "DET", "ADJ"}:
             return False
