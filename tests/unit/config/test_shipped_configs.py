@@ -147,3 +147,26 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
     assert {s.name for s in bound} >= {"ladder_up", "elicit_opposite_pole", "rate_elements", "pyramid_down"}
     for s in bound:
         assert s.focus_node_types and "element" not in s.focus_node_types, s.name
+
+
+@pytest.mark.parametrize(
+    ("name", "strategy", "top"),
+    [
+        ("means_end_chain", "deepen", {"terminal_value"}),
+        ("customer_journey_mapping", "identify_need", {"need"}),
+        ("jobs_to_be_done", "dig_for_job", {"emotional_social_job"}),
+        ("repertory_grid", "ladder_up", {"core_value"}),
+    ],
+)
+def test_laddering_never_starts_at_the_top_of_the_ladder(
+    methodologies: MethodologyRegistry, name: str, strategy: str, top: set[str]
+) -> None:
+    # "why is peace of mind important to you?" names no further rung: in the simulated interviews
+    # every such question was answered "nothing deeper than that" and the turn was lost
+    cfg = methodologies.get(name)
+    levels = {n.name: n.level for n in cfg.ontology.nodes}
+    assert top == {t for t, level in levels.items() if level == max(levels.values())}
+    focus = set(next(s for s in cfg.strategies if s.name == strategy).focus_node_types)
+    assert focus and not focus & top
+    if name != "repertory_grid":  # the grid's ladder starts at a pole or construct, never at an element
+        assert focus == set(levels) - top
