@@ -59,6 +59,19 @@ DEFLECT_PHRASES: tuple[str, ...] = (
     "can we move on", "move on", "rather not", "prefer not", "whatever", "doesn't matter",
     "does not matter", "pass", "skip", "next question", "no comment", "don't want to talk", "not telling",
 )
+# The respondent has nothing further: a clause saying so adds no idea and shows no reasoning.
+NOTHING_MORE_PHRASES: tuple[str, ...] = (
+    "anything deeper", "nothing deeper", "more to say", "nothing more to", "nothing more to say",
+    "no more to it", "all there is to it", "all there was to it", "that's about it", "that's it really",
+    "that's all really", "it just is", "nothing else comes to mind", "can't think of anything else",
+    "any other way", "just what matters to me", "simply what i care about", "said most of it",
+    "told you everything",
+)
+# A lead-in to something said earlier in the interview: the clause after it is no new idea.
+RESTATING_MARKERS: tuple[str, ...] = (
+    "like i said", "as i said", "like i say", "as i say", "like i mentioned", "as i mentioned",
+    "like i told you", "as i told you",
+)
 # Volunteered extra content.
 VOLUNTEER_PHRASES: tuple[str, ...] = (
     "also", "by the way", "actually", "another thing", "plus", "as well", "on top of that", "recently",

@@ -3,15 +3,18 @@
 Features (all counted on the lower-cased answer, phrases on word boundaries):
 
 * response_depth — distinct idea units: clauses split at sentence punctuation, commas and clause
-  connectors ("and", "because", "but", …) that carry at least one content word; plus length;
+  connectors ("and", "because", "but", …) that carry at least one content word; plus length. A
+  clause saying there is nothing more ("I don't think there's anything deeper than that") adds no
+  unit, and what follows "like I said" counts once at most, however long: it was said before;
 * specificity — numbers and number words, time expressions, units, proper names (capitalised words
   not starting a sentence) and comma-separated lists of items;
 * certainty — explicit doubt ("I don't know", "no idea") → 1; hedges ("kind of", "I guess", "maybe")
   lower it; softeners ("usually", "about") cap it at 4; a conversational "I think" is not a hedge;
 * valence — a sentiment lexicon with strong words counting double, intensifiers and negation;
   mixed answers stay near neutral;
-* engagement — deflection phrases → 1; otherwise new content words not in the question and
-  volunteering markers ("also", "by the way", "actually");
+* engagement — deflection phrases → 1; nothing more to add and nothing new said → 2; otherwise
+  new content words not in the question (nor said again after "like I said") and volunteering
+  markers ("also", "by the way", "actually");
 * intellectual_engagement — reason markers ("because", "since", "which means"), contrasts and
   trade-offs ("but", "although", "depends") and motives ("feel", "values", "matters to me").
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 
 from services.scoring.rubric import lexicon as lx
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS, Rubric, RubricScore
@@ -30,7 +34,7 @@ from shared.llm.base import LLMUsage
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’:\-]*")
 _SENTENCE_SPLIT = re.compile(r"[.!?;]+(?:\s+|$)")
-_CLAUSE_SPLIT = re.compile(r"[.!?;:,]+")
+_CLAUSE_SPLIT = re.compile(r"([.!?;:,]+)")  # the delimiters are kept: a sentence end resets a restatement
 _DIGIT = re.compile(r"\d")
 _STOP = frozenset(
     {
@@ -185,6 +189,8 @@ class LexicalFeatures:
     word_count: int
     sentences: int
     idea_units: int
+    new_idea_units: int
+    nothing_more: int
     specifics: int
     doubts: int
     hedges: int
@@ -206,6 +212,41 @@ def _norm(text: str) -> str:
     return text.replace("’", "'").lower()
 
 
+class _Clause(Enum):
+    NEW = "new"
+    RESTATED = "restated"  # after "like I said": a point made earlier in the interview
+    NOTHING_MORE = "nothing_more"  # "I don't think there's anything deeper than that"
+
+
+def _clauses(text: str) -> list[tuple[str, _Clause]]:
+    """The clauses of the lower-cased `text` (split at punctuation), each with what it adds.
+
+    A restating lead-in marks the rest of its clause or, when it stands alone ("like I said,
+    …"), the next clause of the same sentence."""
+    parts = _CLAUSE_SPLIT.split(text)
+    out: list[tuple[str, _Clause]] = []
+    restate_next = False
+    for i in range(0, len(parts), 2):
+        clause = parts[i]
+        delimiter = parts[i + 1] if i + 1 < len(parts) else "."
+        if not _WORD.search(clause):
+            continue
+        if _count_phrases(clause, lx.NOTHING_MORE_PHRASES):
+            kind = _Clause.NOTHING_MORE
+        elif restate_next or _count_phrases(clause, lx.RESTATING_MARKERS):
+            kind = _Clause.RESTATED
+            rest = clause
+            for marker in lx.RESTATING_MARKERS:
+                rest = re.sub(rf"(?<![a-z']){re.escape(marker)}(?![a-z'])", " ", rest)
+            restate_next = not restate_next and not _WORD.search(rest)
+        else:
+            kind = _Clause.NEW
+        if re.search(r"[.!?;]", delimiter):
+            restate_next = False
+        out.append((clause, kind))
+    return out
+
+
 def extract_features(question: str, answer: str) -> LexicalFeatures:
     """Count the lexical features of `answer` (the question only serves to spot new content)."""
     raw = answer.replace("’", "'").strip()
@@ -216,11 +257,17 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
 
     sentences = [s for s in _SENTENCE_SPLIT.split(raw) if s.strip()]
     units = 0
+    restated_units = 0
     list_items = 0
-    for clause in _CLAUSE_SPLIT.split(text):
-        words = [w for w in _WORD.findall(clause)]
-        if not words:
+    said: list[str] = []  # the clauses that count as said in this answer (not "nothing more")
+    new_words: list[str] = []  # the words of the clauses that say something not said before
+    for clause, kind in _clauses(text):
+        if kind is _Clause.NOTHING_MORE:
             continue
+        said.append(clause)
+        words = _WORD.findall(clause)
+        if kind is _Clause.NEW:
+            new_words.extend(words)
         segment: list[str] = []
         segments: list[list[str]] = []
         for w in words:
@@ -234,9 +281,13 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
                 w for w in seg if w not in _STOP and w not in lx.CONNECTORS and w not in lx.FILLER_WORDS
             ]
             if content and len(seg) >= 2:
-                units += 1
-            elif len(content) == 1 and len(seg) <= 2:
+                if kind is _Clause.NEW:
+                    units += 1
+                else:
+                    restated_units += 1
+            elif len(content) == 1 and len(seg) <= 2 and kind is _Clause.NEW:
                 list_items += 1
+    said_text = " , ".join(said)
 
     specifics = 0
     for tok in tokens:
@@ -276,12 +327,16 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
             negative -= polarity
 
     content_new = {
-        t for t in tokens if t not in _STOP and t not in lx.FILLER_WORDS and t not in q_tokens and len(t) > 2
+        w
+        for w in (word.lower().strip("'-:") for word in new_words)
+        if w and w not in _STOP and w not in lx.FILLER_WORDS and w not in q_tokens and len(w) > 2
     }
     return LexicalFeatures(
         word_count=len(tokens),
         sentences=len(sentences),
-        idea_units=units,
+        idea_units=units + min(restated_units, 1),
+        new_idea_units=units,
+        nothing_more=_count_phrases(text, lx.NOTHING_MORE_PHRASES),
         specifics=specifics,
         doubts=_count_phrases(text, lx.DOUBT_PHRASES),
         hedges=_count_phrases(text, lx.HEDGE_PHRASES),
@@ -290,11 +345,11 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
         positive=positive,
         negative=negative,
         deflections=_count_phrases(text, lx.DEFLECT_PHRASES),
-        volunteers=_count_phrases(text, lx.VOLUNTEER_PHRASES),
+        volunteers=_count_phrases(said_text, lx.VOLUNTEER_PHRASES),
         new_content_words=len(content_new),
-        reasons=_count_phrases(text, lx.REASON_PHRASES),
-        contrasts=_count_phrases(text, lx.CONTRAST_PHRASES),
-        motives=_count_phrases(text, lx.MOTIVE_PHRASES),
+        reasons=_count_phrases(said_text, lx.REASON_PHRASES),
+        contrasts=_count_phrases(said_text, lx.CONTRAST_PHRASES),
+        motives=_count_phrases(said_text, lx.MOTIVE_PHRASES),
         questions=raw.count("?"),
         exclamations=raw.count("!"),
     )
@@ -379,6 +434,8 @@ def score_engagement(f: LexicalFeatures) -> tuple[int, str]:
     """Deflection → 1; new content words and volunteering markers raise it."""
     if f.deflections or (f.doubts and f.word_count <= 5):
         return 1, "deflects"
+    if f.nothing_more and not f.new_idea_units:
+        return 2, "nothing further to add"  # cooperative, but says only that there is no more
     new = f.new_content_words
     extra = f.volunteers + (1 if f.exclamations else 0) + max(0, f.sentences - 1)
     if new <= 1:

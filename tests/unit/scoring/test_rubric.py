@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from services.scoring.rubric.calibrate import agreement, load_labelled
 from services.scoring.rubric.llm_scorer import LLMRubricScorer
-from services.scoring.rubric.local_scorer import LocalRubricScorer
+from services.scoring.rubric.local_scorer import LocalRubricScorer, extract_features
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS
 from services.scoring.server import build_scorer
 from shared.errors import LLMInvalidOutputError
@@ -79,6 +79,35 @@ def test_doubt_deflection_and_detail_move_the_right_dimensions() -> None:
     assert rich.score("response_depth") >= 4
     assert scorer.score_sync("How was it?", "Absolutely awful, I hate it.").score("valence") <= 2
     assert scorer.score_sync("How was it?", "I love it, it's wonderful!").score("valence") >= 4
+
+
+def test_nothing_more_and_a_restated_point_add_no_depth() -> None:
+    # the top of a ladder: a long answer that adds nothing must not read as deep, or laddering
+    # (which gains on deep answers) keeps asking "why?" where there is no rung left
+    scorer = LocalRubricScorer()
+    question = "What is it about concentrating during your commute that matters to you?"
+    top = scorer.score_sync(
+        question,
+        "I don't think there's anything deeper than that, it's simply what I care about. "
+        "Like I said, I can focus even when the carriage is noisy.",
+    )
+    fresh = scorer.score_sync(
+        question,
+        "It means I arrive at the office calm, and I can clear my inbox before I even get there.",
+    )
+    assert top.score("response_depth") <= 2 < fresh.score("response_depth")
+    assert top.score("engagement") == 2
+    # a restated point followed by a new one keeps the new one
+    built_on = scorer.score_sync(
+        "Why is being able to focus on the train important to you?",
+        "Like I said, I can focus on the train, and that means I arrive at the office calm, not frazzled.",
+    )
+    assert built_on.score("response_depth") == 3 and built_on.score("engagement") >= 3
+    # the same words without the lead-in are two ideas; after it, one point said again
+    said = "it's about peace of mind and feeling calm at work."
+    assert extract_features("Why?", said).idea_units == 2
+    assert extract_features("Why?", f"Like I said, {said}").idea_units == 1
+    assert extract_features("Why?", f"Like I said, {said} And it saves me money.").idea_units == 2
 
 
 async def test_local_scorer_is_deterministic_and_reports_no_calls() -> None:
