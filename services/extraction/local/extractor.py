@@ -86,7 +86,7 @@ class LocalExtractor:
         chooser = EdgeChooser(methodology)
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
-        restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP)
+        restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP, meta)
         relations = list(analysis.result.discourse_relations)
         cands += sequence_events(doc, parts, cands, relations, lex)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)

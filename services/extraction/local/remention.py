@@ -98,28 +98,50 @@ def restated_anchor(
     anchor: ExistingNode | None,
     lemmatize: Callable[[str], list[str]],
     stop: frozenset[str],
+    meta: Sequence[tuple[int, int]] = (),
 ) -> None:
     """The item right after "like I said" is the node the question asked about, said again in other
     words ("hear the traffic" for "hear cars and cyclists coming"): it takes the node's label, so
     the graph gains no near-copy and what follows links to the node itself. Only an item of the
-    node's type that shares a content word with it, in the sentence the marker opens."""
+    node's type that shares a content word with it, in the sentence the marker opens.
+
+    After a remark that there is nothing more to say (`meta`: the answer's filler spans, and
+    nothing but filler before the marker), the item said again is the node asked about even in
+    other words: "I don't think there's anything deeper than that. Like I said, I can focus even
+    when the carriage is noisy" about "concentrate during my commute". Without this the answer
+    that ends a ladder adds a node ("focus"), the node reads as productive and is asked about
+    again."""
     if anchor is None:
         return
     words = {lem for lem in lemmatize(anchor.label) if lem not in stop}
     lowers = [t.lower_ for t in doc]
     for marker in _RESTATING:
         size = len(marker)
-        ends = [i + size for i in range(len(lowers) - size + 1) if tuple(lowers[i : i + size]) == marker]
-        for end in ends:
+        starts = [i for i in range(len(lowers) - size + 1) if tuple(lowers[i : i + size]) == marker]
+        for start in starts:
+            end = start + size
+            declined = _only_filler_before(doc, doc[start].idx, meta)
             sentence_end = doc[end - 1].sent.end if doc.has_annotation("SENT_START") else len(doc)
             first = min(
-                (c for c in cands if end <= c.label_tokens[0] < sentence_end and not c.from_noun),
+                (
+                    c
+                    for c in cands
+                    if end <= c.label_tokens[0] < sentence_end and (declined or not c.from_noun)
+                ),
                 key=lambda c: c.label_tokens[0],
                 default=None,
             )
-            if first is None:
+            if first is None or first.node_type != anchor.node_type or first.label == anchor.label:
                 continue
-            same_words = words & {lem for lem in lemmatize(first.label) if lem not in stop}
-            if first.node_type == anchor.node_type and same_words and first.label != anchor.label:
+            if declined or words & {lem for lem in lemmatize(first.label) if lem not in stop}:
                 first.label = anchor.label
                 first.source = "existing"
+
+
+def _only_filler_before(doc: Doc, char: int, meta: Sequence[tuple[int, int]]) -> bool:
+    """Whether the answer up to `char` holds filler (see `filler.meta_spans`) and nothing else."""
+    text = doc.text[:char]
+    if not any(a < char for a, _ in meta):
+        return False
+    kept = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in meta))
+    return not kept.strip(" ,;.!?-—–\n\t")

@@ -202,6 +202,31 @@ async def test_a_new_item_after_like_i_said_stays_new(offline_engine: Extraction
     )
 
 
+_COMMUTE = (("noise cancelling", "attribute"), ("concentrate during my commute", "functional_consequence"))
+
+
+async def test_said_again_after_nothing_more_is_the_node_asked(offline_engine: ExtractionEngine) -> None:
+    # the top of a ladder: "focus" became a new node, so the answer that ended the ladder read as
+    # productive and the next question asked "what is it about focus that matters to you?"
+    question = "What is it about concentrating during your commute that matters to you?"
+    answer = "Like I said, I can focus even when the carriage is noisy."
+    declined = "I don't think there's anything deeper than that, it's simply what I care about. " + answer
+    result = await _extract(offline_engine, "means_end_chain", declined, question=question, existing=_COMMUTE)
+    assert _types(result) == {"concentrate during my commute": "functional_consequence"}, _types(result)
+    # without the remark, "like I said" may refer to anything said before: no shared word, no match
+    result = await _extract(offline_engine, "means_end_chain", answer, question=question, existing=_COMMUTE)
+    assert "concentrate during my commute" not in _types(result), _types(result)
+    # a new point before the marker is not a refusal to go on
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "I get my inbox cleared before work. " + answer,
+        question=question,
+        existing=_COMMUTE,
+    )
+    assert "concentrate during my commute" not in _types(result), _types(result)
+
+
 async def test_someone_else_s_doing_keeps_its_doer(offline_engine: ExtractionEngine) -> None:
     # "lost half a day's pay" (my wife did) was said back as the respondent's own: "how did losing
     # half a day's pay affect you?"
