@@ -87,7 +87,8 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"particular (?:time|occasion)",
             r"specific (?:time|occasion)",
             r"one (?:time|occasion)\b",
-            r"\bstood out\b",
+            # "what did the nurse say or do that stood out?" asks about this incident, not another
+            r"(?<!say or do that )(?<!say that )(?<!do that )\bstood out\b",
             r"opposite way",
             r"the other way",
             r"contrasting occasion",
@@ -136,7 +137,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"step by step",
             r"moment by moment",
             r"what exactly did",
-            r"actually (?:said|do|did)",
+            r"actually (?:say|said|do|did)",
             r"led up to",
             r"going on (?:just )?before",
             r"situation around",

@@ -107,6 +107,10 @@ def render(draft: AnswerDraft, persona: Persona, mood: Mood, rng: random.Random)
     openers = persona.speech_pattern.openers
     if texts and openers and rng.random() < 0.35 * mood.energy:
         opener = rng.choice(openers)
-        # "Well, because ..." runs on; "Good question. Because ..." starts a new sentence
-        texts[0] = f"{opener} {texts[0] if opener.endswith(('.', '!', '?', ':')) else decapitalise(texts[0])}"
+        if texts[0].lower().startswith(opener.lower().rstrip(",.!?: ")):
+            opener = ""  # "Like I said, like I said, …": the answer already opens that way
+        if opener:
+            # "Well, because ..." runs on; "Good question. Because ..." starts a new sentence
+            first = texts[0] if opener.endswith((".", "!", "?", ":")) else decapitalise(texts[0])
+            texts[0] = f"{opener} {first}"
     return " ".join(texts)

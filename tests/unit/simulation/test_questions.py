@@ -56,6 +56,12 @@ from simulation.respondent.questions import QuestionKind, classify
             QuestionKind.INCIDENT,
         ),
         (
+            "What did the discharge nurse actually say or do that stood out to you?",
+            "critical_incident",
+            True,
+            QuestionKind.SPECIFIC,
+        ),
+        (
             "What happened right before the café queue, and what came next?",
             "jobs_to_be_done",
             True,

@@ -1,10 +1,14 @@
 """The synthetic respondent's sentence joining: an opener before a sentence lower-cases only a
-function word, never "I" or a name."""
+function word, never "I" or a name, and is never the words the sentence already opens with."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from simulation.personas import PersonaRegistry
+from simulation.respondent.style import AnswerDraft, mood_at, render
 from simulation.text import decapitalise
 
 
@@ -23,3 +27,19 @@ from simulation.text import decapitalise
 )
 def test_after_an_opener_only_a_function_word_is_lower_cased(text: str, joined: str) -> None:
     assert decapitalise(text) == joined
+
+
+def test_an_opener_is_not_said_twice(personas: PersonaRegistry) -> None:
+    # the fixator opens with "Like I said," and its restatements start the same way: "Like I said,
+    # like I said, they should tell the family"
+    persona = personas.get("single_topic_fixator")
+    assert "Like I said," in persona.speech_pattern.openers
+    mood = mood_at(persona, 1)
+    seen = set()
+    for seed in range(200):
+        draft = AnswerDraft()
+        draft.add("Like I said, they should tell the family.", hedgeable=False)
+        text = render(draft, persona, mood, random.Random(seed))
+        seen.add(text.split(",")[0])
+        assert "like i said, like i said" not in text.lower(), text
+    assert {"Again", "Well"} <= seen  # the other openers still come
