@@ -100,6 +100,12 @@ def _closed_class(lower: str, token: Token) -> str | None:
     return None
 
 
+# Words of amount or degree that follow a verb, not a noun: "(the pods) cost | too much".
+_AMOUNT_WORDS = frozenset(
+    {"too", "so", "much", "less", "more", "nothing", "almost", "nearly", "twice", "way"}
+)
+
+
 def _prev_content(tags: list[str], i: int) -> int:
     """Index of the nearest token left of `i` that is not an adverb (or -1)."""
     j = i - 1
@@ -133,6 +139,17 @@ def _resolve(
         return "VERB"  # an object pronoun follows: "relaxed gives me", "the nurse rang him"
     if "VERB" in cands and i + 1 < len(doc) and doc[i + 1].lower_ in _PARTICLES and prev_tag != "DET":
         return "VERB"  # phrasal verb: "sat down", "ended up", "picked me up" is handled by context
+    if (
+        "VERB" in cands
+        and low == lemmas[i]
+        and i + 1 < len(doc)
+        and doc[i + 1].lower_ in _AMOUNT_WORDS
+        and prev_tag == "NOUN"
+        and prev_low.endswith("s")
+        and lemmas[i - 1] != prev_low
+        and not _after_preposition(doc, tags, i)
+    ):
+        return "VERB"  # a plural subject, then an amount: "the pods cost too much", "the kids need a lot"
     if "VERB" in cands and _in_verb_context(doc, tags, lemmas, i):
         if "ADJ" in cands and j >= 0 and lemmas[j] in LINKING and not low.endswith("ing"):
             return "ADJ"

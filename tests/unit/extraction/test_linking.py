@@ -376,3 +376,15 @@ async def test_a_result_asked_about_links_to_the_incident(offline_engine: Extrac
             question,
             _edges(result),
         )
+
+
+async def test_what_costs_too_much_is_kept(offline_engine: ExtractionEngine) -> None:
+    # "cost" read as a noun made "pods cost" one phrase, and the criterion lost whose cost it was
+    result = await _extract(
+        offline_engine,
+        "jobs_to_be_done",
+        "The pods cost too much in the long run, so I stopped buying them.",
+        question="What was going wrong with the capsule machine?",
+    )
+    assert _types(result).get("pods") == "solution", _types(result)
+    assert ("pods", "decided_by", "cost too much in the long run") in _edges(result), _edges(result)

@@ -40,3 +40,20 @@ def test_an_s_word_after_a_noun_is_a_verb_only_after_a_subject(
 ) -> None:
     doc = pipeline.parse(text)
     assert next(t.pos_ for t in doc if t.text == word) == tag
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "tag"),
+    [
+        # a plural subject and an amount after the word: the word is the verb, and "pods" the
+        # subject item ("cost too much in the long run" had lost whose cost it was)
+        ("The pods cost too much in the long run.", "cost", "VERB"),
+        ("The kids need so much attention in the morning.", "need", "VERB"),
+        # no plural subject, or a preposition before it: the noun stays
+        ("The cost too often put me off.", "cost", "NOUN"),
+        ("I worried about the price of the pods cost more than anything.", "cost", "NOUN"),
+    ],
+)
+def test_a_plural_subject_then_an_amount(pipeline: NlpPipeline, text: str, word: str, tag: str) -> None:
+    doc = pipeline.parse(text)
+    assert next(t.pos_ for t in doc if t.text == word) == tag
