@@ -99,6 +99,9 @@ CONNECTIVES: tuple[Connective, ...] = (
     _c("however", RelationKind.CONTRAST, sub=False),
     _c("whereas", RelationKind.CONTRAST, sub=True),
     _c("while", RelationKind.CONTRAST, sub=True),
+    # one item against another in one clause: "good sound quality usually conflicts with a low price"
+    _c("conflicts with", RelationKind.CONTRAST, sub=False),
+    _c("at odds with", RelationKind.CONTRAST, sub=False),
     _c("and then", RelationKind.RESULT, sub=False),
     _c("although", RelationKind.CONCESSION, sub=True),
     _c("though", RelationKind.CONCESSION, sub=True),

@@ -1,7 +1,10 @@
 """Links the offline extractor recovers: "X because Y", "X so that Y", "which means", anaphoric
-"that's important to me because", restated items from earlier turns, and narrative sequences."""
+"that's important to me because", "X conflicts with Y", restated items from earlier turns, and
+narrative sequences."""
 
 from __future__ import annotations
+
+import pytest
 
 from services.extraction.engine import ExtractionEngine
 from services.extraction.models import ConceptBrief, ExistingNode, ExtractionRequest, ExtractionResult
@@ -388,3 +391,29 @@ async def test_what_costs_too_much_is_kept(offline_engine: ExtractionEngine) -> 
     )
     assert _types(result).get("pods") == "solution", _types(result)
     assert ("pods", "decided_by", "cost too much in the long run") in _edges(result), _edges(result)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The trouble is good sound quality usually conflicts with a low price.",
+        "Good sound quality is at odds with a low price.",
+    ],
+)
+async def test_one_item_against_another_in_one_clause(offline_engine: ExtractionEngine, answer: str) -> None:
+    # "X conflicts with Y" was read as two unrelated attributes, and "the trouble" as a third
+    result = await offline_engine.extract(
+        ExtractionRequest(
+            session_id="s",
+            utterance_id="u",
+            text=answer,
+            question="What else do you look for?",
+            methodology="means_end_chain",
+            concept=ConceptBrief(
+                id="headphones_mec", name="Wireless headphones", vocabulary=("sound quality",)
+            ),
+        )
+    )
+    labels = {label.removeprefix("good ") for label in _types(result)}
+    assert labels == {"sound quality", "low price"}, _types(result)
+    assert [e for e in _edges(result) if e[1] == "conflicts_with"], _edges(result)
