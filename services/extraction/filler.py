@@ -77,6 +77,8 @@ _FILLER_LABEL = re.compile(
     re.IGNORECASE,
 )
 _SEGMENT = re.compile(r"[^.!?;,]+")
+# What may stand between two filler segments, or between filler and what follows it.
+_SEPARATORS = " ,;.!?-—–\n\t"
 
 
 def _normal(text: str) -> str:
@@ -95,7 +97,7 @@ def meta_spans(text: str) -> list[tuple[int, int]]:
     for m in _SEGMENT.finditer(text):
         if not is_meta(m.group()):
             continue
-        if out and not text[out[-1][1] : m.start()].strip(" ,;.!?-—–\n\t"):
+        if out and not text[out[-1][1] : m.start()].strip(_SEPARATORS):
             out[-1] = (out[-1][0], m.end())  # "I don't really know, to be honest": one remark
         else:
             out.append((m.start(), m.end()))
@@ -105,6 +107,18 @@ def meta_spans(text: str) -> list[tuple[int, int]]:
 def inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     """Whether [start, end) lies within one of `spans`."""
     return any(a <= start and end <= b for a, b in spans)
+
+
+def only_filler_before(text: str, spans: list[tuple[int, int]], end: int) -> bool:
+    """Whether `text` up to `end` holds filler (`spans`, from `meta_spans`) and nothing else."""
+    start = 0
+    for a, b in spans:
+        if a >= end:
+            break
+        if text[start:a].strip(_SEPARATORS):
+            return False
+        start = b
+    return start > 0 and not text[start:end].strip(_SEPARATORS)
 
 
 def is_filler_label(label: str) -> bool:

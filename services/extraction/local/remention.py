@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc
 
+from services.extraction.filler import only_filler_before
 from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.segment import Clause
 from services.extraction.local.stance import stance_of
@@ -98,7 +99,7 @@ def restated_anchor(
     anchor: ExistingNode | None,
     lemmatize: Callable[[str], list[str]],
     stop: frozenset[str],
-    meta: Sequence[tuple[int, int]] = (),
+    meta: list[tuple[int, int]],
 ) -> None:
     """The item right after "like I said" is the node the question asked about, said again in other
     words ("hear the traffic" for "hear cars and cyclists coming"): it takes the node's label, so
@@ -120,7 +121,7 @@ def restated_anchor(
         starts = [i for i in range(len(lowers) - size + 1) if tuple(lowers[i : i + size]) == marker]
         for start in starts:
             end = start + size
-            declined = _only_filler_before(doc, doc[start].idx, meta)
+            declined = only_filler_before(doc.text, meta, doc[start].idx)
             sentence_end = doc[end - 1].sent.end if doc.has_annotation("SENT_START") else len(doc)
             first = min(
                 (
@@ -136,12 +137,3 @@ def restated_anchor(
             if declined or words & {lem for lem in lemmatize(first.label) if lem not in stop}:
                 first.label = anchor.label
                 first.source = "existing"
-
-
-def _only_filler_before(doc: Doc, char: int, meta: Sequence[tuple[int, int]]) -> bool:
-    """Whether the answer up to `char` holds filler (see `filler.meta_spans`) and nothing else."""
-    text = doc.text[:char]
-    if not any(a < char for a, _ in meta):
-        return False
-    kept = "".join(ch for i, ch in enumerate(text) if not any(a <= i < b for a, b in meta))
-    return not kept.strip(" ,;.!?-—–\n\t")

@@ -165,12 +165,9 @@ _PRONOUNS_BEFORE_LIKE = frozenset(
 USAGE = LLMUsage(client="scoring", provider="local", model="lexical-rubric", calls=0)
 
 
-def _has_phrase(text: str, phrase: str) -> int:
-    return len(re.findall(rf"(?<![a-z']){re.escape(phrase)}(?![a-z'])", text))
-
-
-def _count_phrases(text: str, phrases: tuple[str, ...]) -> int:
-    """Occurrences of any phrase, longer phrases first and each span counted once."""
+def _strip_phrases(text: str, phrases: tuple[str, ...]) -> tuple[int, str]:
+    """Occurrences of any phrase (longer phrases first, each span counted once) and the text
+    without them."""
     remaining = text
     total = 0
     for phrase in sorted(phrases, key=len, reverse=True):
@@ -179,7 +176,12 @@ def _count_phrases(text: str, phrases: tuple[str, ...]) -> int:
         if hits:
             total += hits
             remaining = pattern.sub(" ", remaining)
-    return total
+    return total, remaining
+
+
+def _count_phrases(text: str, phrases: tuple[str, ...]) -> int:
+    """Occurrences of any phrase, longer phrases first and each span counted once."""
+    return _strip_phrases(text, phrases)[0]
 
 
 @dataclass(frozen=True)
@@ -231,14 +233,15 @@ def _clauses(text: str) -> list[tuple[str, _Clause]]:
         delimiter = parts[i + 1] if i + 1 < len(parts) else "."
         if not _WORD.search(clause):
             continue
+        markers, rest = _strip_phrases(clause, lx.RESTATING_MARKERS)
         if _count_phrases(clause, lx.NOTHING_MORE_PHRASES):
             kind = _Clause.NOTHING_MORE
-        elif restate_next or _count_phrases(clause, lx.RESTATING_MARKERS):
+        elif restate_next:
+            kind = _Clause.RESTATED  # the point a lone "like I said," led in to
+            restate_next = False
+        elif markers:
             kind = _Clause.RESTATED
-            rest = clause
-            for marker in lx.RESTATING_MARKERS:
-                rest = re.sub(rf"(?<![a-z']){re.escape(marker)}(?![a-z'])", " ", rest)
-            restate_next = not restate_next and not _WORD.search(rest)
+            restate_next = not _WORD.search(rest)  # a lone lead-in: the next clause is the point
         else:
             kind = _Clause.NEW
         if re.search(r"[.!?;]", delimiter):
@@ -261,8 +264,10 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
     list_items = 0
     said: list[str] = []  # the clauses that count as said in this answer (not "nothing more")
     new_words: list[str] = []  # the words of the clauses that say something not said before
+    nothing_more = 0
     for clause, kind in _clauses(text):
         if kind is _Clause.NOTHING_MORE:
+            nothing_more += 1
             continue
         said.append(clause)
         words = _WORD.findall(clause)
@@ -336,7 +341,7 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
         sentences=len(sentences),
         idea_units=units + min(restated_units, 1),
         new_idea_units=units,
-        nothing_more=_count_phrases(text, lx.NOTHING_MORE_PHRASES),
+        nothing_more=nothing_more,
         specifics=specifics,
         doubts=_count_phrases(text, lx.DOUBT_PHRASES),
         hedges=_count_phrases(text, lx.HEDGE_PHRASES),

@@ -23,6 +23,7 @@ async def _extract(
     text: str,
     question: str = "",
     existing: tuple[tuple[str, str], ...] = (),
+    concept: ConceptBrief | None = None,
 ) -> ExtractionResult:
     return await engine.extract(
         ExtractionRequest(
@@ -31,7 +32,7 @@ async def _extract(
             text=text,
             question=question,
             methodology=methodology,
-            concept=CONCEPTS[methodology],
+            concept=concept or CONCEPTS[methodology],
             existing_nodes=tuple(
                 ExistingNode(node_id=f"n{i}", label=label, node_type=node_type)
                 for i, (label, node_type) in enumerate(existing)
@@ -402,17 +403,9 @@ async def test_what_costs_too_much_is_kept(offline_engine: ExtractionEngine) -> 
 )
 async def test_one_item_against_another_in_one_clause(offline_engine: ExtractionEngine, answer: str) -> None:
     # "X conflicts with Y" was read as two unrelated attributes, and "the trouble" as a third
-    result = await offline_engine.extract(
-        ExtractionRequest(
-            session_id="s",
-            utterance_id="u",
-            text=answer,
-            question="What else do you look for?",
-            methodology="means_end_chain",
-            concept=ConceptBrief(
-                id="headphones_mec", name="Wireless headphones", vocabulary=("sound quality",)
-            ),
-        )
+    brief = ConceptBrief(id="headphones_mec", name="Wireless headphones", vocabulary=("sound quality",))
+    result = await _extract(
+        offline_engine, "means_end_chain", answer, question="What else do you look for?", concept=brief
     )
     labels = {label.removeprefix("good ") for label in _types(result)}
     assert labels == {"sound quality", "low price"}, _types(result)
