@@ -79,14 +79,23 @@ class InterviewClient:
         return False
 
     async def create_session(
-        self, concept_id: str, *, max_turns: int = 0, metadata: Mapping[str, str] | None = None
+        self,
+        concept_id: str,
+        *,
+        max_turns: int = 0,
+        metadata: Mapping[str, str] | None = None,
+        request_id: str | None = None,
     ) -> pb.CreateSessionResponse:
-        """A new session with its opening question."""
+        """A new session with its opening question.
+
+        `request_id` is CreateSession's idempotency key (a fresh one when None): the server derives
+        the session id from it, and a key it has seen returns that earlier session.
+        """
         request = pb.CreateSessionRequest(
             concept_id=concept_id,
             max_turns=max_turns,
             metadata=dict(metadata or {}),
-            request_id=str(uuid.uuid4()),
+            request_id=request_id or str(uuid.uuid4()),
         )
         response: pb.CreateSessionResponse = await self.stub.CreateSession(
             request, timeout=self.turn_timeout_s, metadata=self._metadata

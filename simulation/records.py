@@ -118,6 +118,11 @@ class RunMeta(BaseModel):
     engine: str
     target: str
     max_turns: int = 0
+    reproducible: bool = Field(
+        default=False,
+        description="The session id came from the run spec (a rerun of the spec on a fresh store repeats "
+        "the interview word for word with the offline engines); false when the store already held it.",
+    )
     started_at: datetime
     finished_at: datetime | None = None
 

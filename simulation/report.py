@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from simulation.records import RunMetrics, RunRecord
+from simulation.records import RunMeta, RunMetrics, RunRecord
 
 RECORD_FILE = "record.json"
 REPORT_FILE = "report.md"
@@ -94,6 +94,20 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
     ]
 
 
+def _provenance(meta: RunMeta) -> str:
+    if not meta.reproducible:
+        return (
+            "The target already held this spec's session (an earlier run on the same store), so this run "
+            "had a fresh session id: rerun on a fresh store to repeat the reproducible one."
+        )
+    if meta.engine != "offline":
+        return "The session id derives from the run spec; the LLM respondent's words do not repeat."
+    return (
+        "The session id derives from the run spec: with the offline interviewer, the same spec on a fresh "
+        "store repeats this interview word for word."
+    )
+
+
 def markdown(record: RunRecord) -> str:
     """The Markdown report of one run (metrics must be computed)."""
     m: RunMetrics | None = record.metrics
@@ -105,6 +119,8 @@ def markdown(record: RunRecord) -> str:
         "",
         f"Concept `{meta.concept_id}` ({meta.methodology}), engine `{meta.engine}`, seed {meta.seed}, "
         f"session `{record.session.session_id}`, target `{meta.target}`.",
+        "",
+        _provenance(meta),
         "",
         "## Outcome",
         "",

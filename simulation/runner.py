@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 import structlog
 
+from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.llm.base import LLMUsage
 from simulation.client import InterviewClient
 from simulation.convert import graph_snapshot, session_summary, turn_record
@@ -34,6 +35,21 @@ class RunSpec:
     turn_cap: int = 200  # a runner-side safety net: EndSession after this many turns
 
 
+# The namespace of the simulator's session keys (a fixed UUID, derived from a name to stay readable).
+_KEY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "interview-simulation/session-key")
+
+
+def session_key(spec: RunSpec, engine: str) -> str:
+    """The CreateSession request id of a run: a function of the run spec alone.
+
+    The orchestrator derives the session id from it, and the offline interviewer varies its
+    phrasing by session id; with the seeded respondent, the same spec on a fresh store therefore
+    gives the same interview word for word (a random session id made every rerun differ).
+    """
+    parts = (spec.scenario.id, spec.persona, spec.seed, engine, spec.max_turns, spec.turn_cap)
+    return str(uuid.uuid5(_KEY_NAMESPACE, "|".join(str(p) for p in parts)))
+
+
 def _usage(u: LLMUsage) -> Usage:
     return Usage(
         input_tokens=u.input_tokens, output_tokens=u.output_tokens, cost_usd=u.cost_usd, calls=u.calls
@@ -44,17 +60,32 @@ async def run_interview(client: InterviewClient, respondent: Respondent, spec: R
     """Conduct one interview end to end and return its record (metrics not yet computed)."""
     scenario = spec.scenario
     started = datetime.now(UTC)
+    metadata = {
+        "simulation": "true",
+        "persona": spec.persona,
+        "scenario": scenario.id,
+        "seed": str(spec.seed),
+        "engine": respondent.engine,
+    }
+    key = session_key(spec, respondent.engine)
     created = await client.create_session(
-        scenario.concept_id,
-        max_turns=spec.max_turns,
-        metadata={
-            "simulation": "true",
-            "persona": spec.persona,
-            "scenario": scenario.id,
-            "seed": str(spec.seed),
-            "engine": respondent.engine,
-        },
+        scenario.concept_id, max_turns=spec.max_turns, metadata=metadata, request_id=key
     )
+    reproducible = created.session.turn_count == 0 and created.session.status == pb.SESSION_STATUS_ACTIVE
+    if not reproducible:
+        # This store already holds the run (an earlier run of the same spec): the key returned
+        # that session. Interview afresh under a random key; the record says it is not the
+        # reproducible one.
+        log.warning(
+            "simulation_rerun_on_same_store",
+            session_id=created.session.session_id,
+            scenario=scenario.id,
+            persona=spec.persona,
+            seed=spec.seed,
+        )
+        created = await client.create_session(
+            scenario.concept_id, max_turns=spec.max_turns, metadata=metadata
+        )
     session_id = created.session.session_id
     question = created.opening_question
     meta = RunMeta(
@@ -67,6 +98,7 @@ async def run_interview(client: InterviewClient, respondent: Respondent, spec: R
         engine=respondent.engine,
         target=client.target,
         max_turns=created.session.max_turns,
+        reproducible=reproducible,
         started_at=started,
     )
     turns = []

@@ -9,6 +9,7 @@ from shared.embeddings import Embedder
 from shared.methodology import ConceptRegistry, MethodologyRegistry
 from simulation.client import InterviewClient
 from simulation.personas import PersonaRegistry
+from simulation.records import RunRecord
 from simulation.scenarios import ScenarioRegistry
 from simulation.session import Toolkit, simulate
 from simulation.text import Lemmatizer
@@ -61,3 +62,51 @@ async def test_simulated_interview_recovers_ground_truth(tmp_path: Path, embedde
     assert "ground-truth element recall" in (directory / "report.md").read_text(encoding="utf-8")
     for name in PNGS:
         assert (directory / name).read_bytes().startswith(b"\x89PNG"), name
+
+
+async def test_the_same_run_spec_repeats_its_interview_on_a_fresh_store(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    personas = PersonaRegistry(CONFIG)
+    scenarios = ScenarioRegistry(CONFIG, MethodologyRegistry(CONFIG), ConceptRegistry(CONFIG))
+    tools = Toolkit(Lemmatizer(), embedder)
+
+    async def interview(client: InterviewClient, out: str) -> RunRecord:
+        record, _ = await simulate(
+            client,
+            tools,
+            persona=personas.get("verbose_tangential"),
+            scenario=scenarios.get("coffee_jtbd_cafe_to_capsule"),
+            seed=5,
+            engine="offline",
+            out_dir=tmp_path / out,
+            max_turns=6,
+        )
+        return record
+
+    async with (
+        running_suite(None, tmp_path / "first", embedder=embedder) as suite,
+        InterviewClient(suite.target) as client,
+    ):
+        first = await interview(client, "out1")
+        # the same spec again on the same store: its session is taken, so the rerun gets a fresh one
+        again = await interview(client, "again")
+    async with (
+        running_suite(None, tmp_path / "second", embedder=embedder) as suite,
+        InterviewClient(suite.target) as client,
+    ):
+        second = await interview(client, "out2")
+
+    assert first.meta.reproducible and second.meta.reproducible
+    assert not again.meta.reproducible
+    assert again.session.session_id != first.session.session_id
+    assert again.session.status == "completed" and again.turns
+    assert second.session.session_id == first.session.session_id
+    # word for word: the interviewer's questions (their phrasing rotates by session id) and the answers
+    assert second.opening_question == first.opening_question
+    assert [(t.question, t.answer) for t in second.turns] == [(t.question, t.answer) for t in first.turns]
+    assert second.closing_message == first.closing_message
+    assert sorted(n.label for n in second.graph.nodes) == sorted(n.label for n in first.graph.nodes)
+    assert first.metrics is not None and second.metrics is not None
+    assert second.metrics.recall.element_recall == first.metrics.recall.element_recall
+    assert second.metrics.recall.link_recall == first.metrics.recall.link_recall
