@@ -65,7 +65,11 @@ class KnowledgeState:
         for el in self.scenario.elements:
             if revealed_only and el.id not in self.revealed:
                 continue
-            score = max(sum(self._idf.get(t, 0.0) for t in words & toks) for toks in self._tokens[el.id])
+            # fsum: exactly rounded whatever the order, and a set's order changes with each process's
+            # hash seed; a plain sum broke ties between equally named elements differently per run
+            score = max(
+                math.fsum(self._idf.get(t, 0.0) for t in words & toks) for toks in self._tokens[el.id]
+            )
             # ties go to the most recently revealed element (what the interviewer most likely picked up)
             key = (score, self.revealed.get(el.id, -1))
             if score > 0 and key > best_key:
