@@ -138,6 +138,38 @@ class KnowledgeState:
                 return Step(other, focus, link, None)
         return None
 
+    def placements(self, focus: HiddenElement, limit: int) -> list[Step]:
+        """Up to `limit` unsaid links placing an element on the construct `focus` belongs to.
+
+        A construct is its chain (pole → superordinate construct → value) with the sides of its
+        members (the implicit pole); an element is a member of an `elements` chain. A rating
+        question places the elements whether or not they were named before: what is new is where
+        they fall ("YouTube is a good example of easy to find").
+        """
+        listed = {e for c in self.scenario.chains if c.kind == "elements" for e in c.elements}
+        members = {focus.id}
+        for chain in self.scenario.chains_with(focus.id):
+            if chain.kind != "elements":
+                members.update(chain.elements)
+        members |= {
+            other
+            for link in self.scenario.links
+            for end, other in ((link.source, link.target), (link.target, link.source))
+            if end in members and other not in listed and not self.scenario.chains_with(other)
+        }
+        steps: list[Step] = []
+        for link in self.scenario.links:
+            if link.id in self.revealed_links:
+                continue
+            if link.source in listed and link.target in members:
+                element, pole = link.source, link.target
+            elif link.target in listed and link.source in members:
+                element, pole = link.target, link.source
+            else:
+                continue
+            steps.append(Step(self.scenario.element(element), self.scenario.element(pole), link, None))
+        return steps[:limit]
+
     def path_to_hint(self, start: HiddenElement, hints: tuple[str, ...], max_new: int = 2) -> list[Step]:
         """Steps towards the nearest unrevealed element of a hinted type, over links in either direction.
 

@@ -8,6 +8,8 @@
              back emotional levels until the element has been probed often enough;
 * explore  → a chain not opened yet, at its first level (a fixating persona returns to its
              first chain instead);
+* rate     → where elements fall on the focused construct (its unsaid placement links, also of
+             elements named before), else as specific;
 * specific → a side element of a hinted type, else the hinted next level, else a detail;
 * incident / timeline → a new incident or the next step of the timeline;
 * validate → a confirmation (sometimes extended by the next level); closing → thanks.
@@ -87,6 +89,11 @@ class Planner:
             if steps:
                 return steps
             kind = QuestionKind.LADDER
+        if kind is QuestionKind.RATE:
+            placed = state.placements(focus, mood.elements_per_answer + 1) if focus is not None else []
+            if placed:
+                return placed
+            kind = QuestionKind.SPECIFIC  # nothing left to place: what it is like, as for a detail
         if kind is QuestionKind.SPECIFIC and focus is not None and anchor is not None:
             side = state.side(focus, hints) or (state.side(anchor, hints) if hints else None)
             if side is not None:

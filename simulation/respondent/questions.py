@@ -39,10 +39,14 @@ class QuestionKind(StrEnum):
     VALIDATE = "validate"
     INCIDENT = "incident"
     TIMELINE = "timeline"
+    RATE = "rate"
     SPECIFIC = "specific"
     EXPLORE = "explore"
     LADDER = "ladder"
 
+
+# Methods whose scenarios place elements on constructs (a rating question is read as such only there).
+RATING_METHODS = frozenset({"repertory_grid"})
 
 _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
     (
@@ -123,6 +127,19 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # where the elements fall on a construct (a repertory grid's ratings)
+        QuestionKind.RATE,
+        _rx(
+            r"where would each",
+            r"where each",
+            r"\brated? each",
+            r"how would you rate",
+            r"on a scale",
+            r"which option sits",
+            r"what puts an option",
+        ),
+    ),
+    (
         QuestionKind.SPECIFIC,
         _rx(
             r"what do you mean",
@@ -151,7 +168,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"which channel",
             r"concrete example",
             r"what specific features",
-            r"where would each",
+            r"where would each",  # a rating question outside RATING_METHODS
             r"where each",
             r"rated each",
             r"which option sits",
@@ -240,7 +257,14 @@ class QuestionReading:
 def classify(question: str, methodology: str, *, names_something: bool) -> QuestionReading:
     """Read `question`; `names_something` says whether it mentions an item already revealed."""
     text = " ".join(question.replace("’", "'").split())
-    kind = next((k for k, rx in _KIND_PATTERNS if rx.search(text)), None)
+    kind = next(
+        (
+            k
+            for k, rx in _KIND_PATTERNS
+            if rx.search(text) and (k is not QuestionKind.RATE or methodology in RATING_METHODS)
+        ),
+        None,
+    )
     ladderish = bool(_LADDER_HINT.search(text))
     if (
         kind is QuestionKind.EXPLORE

@@ -334,6 +334,41 @@ def test_repertory_grid_triad_gives_both_poles(
     assert types == ["emergent_pole", "implicit_pole"]
 
 
+def test_a_rating_question_places_the_named_elements_on_the_construct(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond("Which video streaming services have you used or come across?", 1)
+    for turn in range(2, 7):
+        r.respond(
+            "What other examples of video streaming services can you name, including one you don't like?",
+            turn,
+        )
+    pole = scenario.element("ep_easy_find")
+    assert {"el_youtube", "el_disney", pole.id} <= r.state.said()
+    rate = f"Where would each of the options you mentioned fall on {pole.label}, from one end to the other?"
+
+    r.respond(rate, 7)
+    placed = r.log[-1]
+    assert placed.kind == "rate" and placed.focus_element == pole.id
+    links = {link.id: link for link in scenario.links}
+    # elements named turns ago, placed on this construct's poles (the emergent one and its opposite)
+    construct = {pole.id} | {
+        link.target
+        for link in scenario.links
+        if link.source == pole.id and link.edge_type == "contrasts_with"
+    }
+    assert placed.revealed_links and all(
+        links[i].edge_type == "placed_at" and links[i].target in construct for i in placed.revealed_links
+    )
+    assert "el_youtube->ep_easy_find" in placed.revealed_links
+    assert not placed.revealed_elements
+
+    r.respond(rate, 8)  # asked again: every element of it is placed already
+    assert r.log[-1].kind == "rate" and not r.log[-1].revealed_links
+
+
 def _at_the_colleagues_machine(
     persona: Persona, scenario: Scenario, lemmatizer: Lemmatizer
 ) -> OfflineRespondent:

@@ -106,3 +106,18 @@ def test_hints_are_per_methodology() -> None:
     question = "What worried you about it?"
     assert "anxiety" in classify(question, "jobs_to_be_done", names_something=True).type_hints
     assert "anxiety" not in classify(question, "means_end_chain", names_something=True).type_hints
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where would each of the options you mentioned fall on no adverts, from one end to the other?",
+        "If you rated each option from 1 to 5 on no adverts, how would they come out?",
+        "On original shows, which option sits nearest each end, and why?",
+        "How would you rate Netflix and YouTube on feeling made for you?",
+    ],
+)
+def test_a_rating_question_is_read_as_one_in_a_repertory_grid_only(question: str) -> None:
+    assert classify(question, "repertory_grid", names_something=True).kind is QuestionKind.RATE
+    # elsewhere no scenario places elements on constructs: the question asks for specifics
+    assert classify(question, "means_end_chain", names_something=True).kind is not QuestionKind.RATE
