@@ -151,3 +151,73 @@ async def test_engine_keeps_no_state_between_requests() -> None:
     assert [(c.strategy, c.node_id, c.final_score) for c in again.candidates] == [
         (c.strategy, c.node_id, c.final_score) for c in first.candidates
     ]
+
+
+def _grid_tracker() -> NodeStateTracker:
+    """A repertory grid at turn 7: three elements, two constructs with both poles, each pole laddered
+    once. The first answer gave two rungs at once ("original shows, so the evening feels well spent,
+    which is about deciding how I spend my time"): that construct already leads to a core value."""
+    t = NodeStateTracker()
+    nodes = [
+        ("e1", "element", "Netflix"),
+        ("e2", "element", "YouTube"),
+        ("e3", "element", "Disney+"),
+        ("ep1", "emergent_pole", "original shows"),
+        ("ip1", "implicit_pole", "old reruns"),
+        ("ep2", "emergent_pole", "no adverts"),
+        ("ip2", "implicit_pole", "constant adverts"),
+    ]
+    for turn, (node_id, node_type, label) in enumerate(nodes, start=1):
+        t.register_node(node_id, min(turn, 4), label=label, node_type=node_type, level=1)
+    t.update_edge("ep1", "ip1")
+    t.update_edge("ep2", "ip2")
+    t.update_focus("ep1", 5, "ladder_up")
+    t.register_node("sc1", 5, label="evening well spent", node_type="superordinate_construct", level=2)
+    t.register_node("cv1", 5, label="deciding how I spend my time", node_type="core_value", level=3)
+    t.update_edge("ep1", "sc1")
+    t.update_edge("sc1", "cv1")
+    t.record_yield("ep1", 5, GraphChangeSummary(nodes_added=2, edges_added=2))
+    t.update_focus("ep2", 6, "ladder_up")
+    t.register_node("sc2", 6, label="made for me", node_type="superordinate_construct", level=2)
+    t.update_edge("ep2", "sc2")
+    t.record_yield("ep2", 6, GraphChangeSummary(nodes_added=1, edges_added=1))
+    t.append_response_signal("ep2", "moderate", turn_number=6)
+    return t
+
+
+def _grid_inputs() -> SignalInputs:
+    return _inputs(
+        methodology="repertory_grid",
+        turn_number=7,
+        tracker=_grid_tracker(),
+        graph=GraphMetrics(node_count=10, edge_count=5, orphan_count=3, max_depth=3, avg_depth=1.5),
+        answer="No adverts, and that's important to me because it feels made for me.",
+        question="Which side of no adverts appeals to you more, and why?",
+        strategy_history=(
+            "elicit_elements",
+            "elicit_elements",
+            "triad_elicitation",
+            "ladder_up",
+            "triad_elicitation",
+            "ladder_up",
+            "ladder_up",
+        ),
+        rubric=rubric(depth=3),
+    )
+
+
+async def test_a_grid_rates_the_elements_on_its_constructs_in_the_middle_of_the_interview() -> None:
+    # placing the elements on each construct is what makes the grid; with no rating asked yet and
+    # both constructs laddered, the interviewer asks for the ratings on one of them
+    selection = await engine_for(CONFIG, LocalRubricScorer()).select(_grid_inputs())
+    assert selection.phase is InterviewPhase.MID
+    assert selection.strategy == "rate_elements"
+    assert selection.focus_node_id in {"ep1", "ep2", "sc1", "sc2"}
+
+
+async def test_a_grid_ladders_up_from_a_construct_not_yet_laddered() -> None:
+    # "why is the evening feeling well spent important to you?" was answered with the first rung
+    # already: asking it again brings nothing, while "made for me" has nothing above it yet
+    selection = await engine_for(CONFIG, LocalRubricScorer()).select(_grid_inputs())
+    ladder = {c.node_id: c.final_score for c in selection.candidates if c.strategy == "ladder_up"}
+    assert ladder["sc2"] > ladder["sc1"]
