@@ -142,6 +142,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "triad": ("opposite_pole", "elements"),
         "opposite_pole": ("clarify", "pyramid_down"),
         "rate": ("opposite_pole", "ladder_up"),
+        "ladder_up_pole": ("rate", "clarify"),
         "pyramid_down": ("clarify", "opposite_pole"),
         "top": ("validate", "reflect"),
         "account_top": ("validate", "reflect"),

@@ -88,6 +88,13 @@ OVERRIDES: dict[str, Templates] = {
             "And why {is} {focus} important to you in the end?",
         ),
     ),
+    "ladder_up_pole": Templates(
+        node=(
+            "Between {focus} and the opposite, which end do you prefer, and why is that important to you?",
+            "Which side of {focus} appeals to you more, and why does that matter to you?",
+            "If you had to choose between {focus} and the opposite, which would it be, and why does that matter to you?",
+        ),
+    ),
     "validate": Templates(
         summary=(
             "The main ways you tell options apart seem to be {summary}. How well do these capture what you mean?",

@@ -80,6 +80,24 @@ def test_a_construct_above_the_poles_is_laddered_not_given_an_opposite(
     assert fitting_family("opposite_pole", pole, rgt) == "opposite_pole"
 
 
+def test_the_pole_not_preferred_is_laddered_through_the_preference(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What do ads every ten minutes give you?" and "why is endless scrolling important to you?"
+    # asked as if the person valued the pole they had set against the one they prefer
+    rgt = methodologies.get("repertory_grid")
+    implicit = FocusNode(node_id="i", label="constant adverts", node_type="implicit_pole")
+    assert fitting_family("ladder_up", implicit, rgt) == "ladder_up_pole"
+    asked = asked_over_turns(methodologies, spoken, "repertory_grid", "ladder_up", implicit, range(3, 30))
+    assert len(asked) == 3, asked
+    for question in asked:
+        assert "constant adverts" in question and re.search(r"\b(?:prefer|side|choose)\b", question), question
+        assert " give you" not in question and "important to you in the end" not in question, question
+    # the preferred pole keeps the whole ladder
+    emergent = FocusNode(node_id="e", label="no adverts", node_type="emergent_pole")
+    assert fitting_family("ladder_up", emergent, rgt) == "ladder_up"
+
+
 def test_a_lesson_is_confirmed_not_traced_as_an_event(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
