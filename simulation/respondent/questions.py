@@ -48,6 +48,16 @@ class QuestionKind(StrEnum):
 # Methods whose scenarios place elements on constructs (a rating question is read as such only there).
 RATING_METHODS = frozenset({"repertory_grid"})
 
+# Words of a rating question ("where would each option fall on …"); outside RATING_METHODS they ask
+# for specifics.
+_RATING_WORDS = (
+    r"where would each",
+    r"where each",
+    r"\brated each",
+    r"which option sits",
+    r"what puts an option",
+)
+
 _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
     (
         QuestionKind.CLOSING,
@@ -129,15 +139,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
     (
         # where the elements fall on a construct (a repertory grid's ratings)
         QuestionKind.RATE,
-        _rx(
-            r"where would each",
-            r"where each",
-            r"\brated? each",
-            r"how would you rate",
-            r"on a scale",
-            r"which option sits",
-            r"what puts an option",
-        ),
+        _rx(*_RATING_WORDS, r"\brate each", r"how would you rate", r"on a scale"),
     ),
     (
         QuestionKind.SPECIFIC,
@@ -168,11 +170,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"which channel",
             r"concrete example",
             r"what specific features",
-            r"where would each",  # a rating question outside RATING_METHODS
-            r"where each",
-            r"rated each",
-            r"which option sits",
-            r"what puts an option",
+            *_RATING_WORDS,
             r"could you say a bit more",
             r"tell me more",
         ),
