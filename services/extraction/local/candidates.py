@@ -17,7 +17,8 @@ from services.extraction.local.extent import (
     starts_time,
     verb_like,
 )
-from services.extraction.local.labels import PERSON_PRONOUNS, shape_label
+from services.extraction.local.labels import shape_label
+from services.extraction.local.labelwords import PERSON_PRONOUNS
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 

@@ -7,15 +7,8 @@ from __future__ import annotations
 from spacy.tokens import Doc, Span, Token
 
 from services.extraction.local.cues import CueMatch, CueMode
-from services.extraction.local.labels import (
-    MAX_LABEL_WORDS,
-    PERSON_PRONOUNS,
-    POSSESSIVES,
-    TIME_NOUNS,
-    after_is_particle,
-    is_time_adverb,
-    opens_time_phrase,
-)
+from services.extraction.local.labels import after_is_particle, is_time_adverb, opens_time_phrase
+from services.extraction.local.labelwords import MAX_LABEL_WORDS, PERSON_PRONOUNS, POSSESSIVES, TIME_NOUNS
 from services.extraction.local.segment import Clause
 
 # Cue modes whose label is a noun phrase (the cue itself, or a phrase after it).

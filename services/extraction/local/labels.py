@@ -12,196 +12,35 @@ from __future__ import annotations
 from spacy.tokens import Doc
 
 from services.extraction.checking import MAX_LABEL_WORDS as _CHECKED_MAX_WORDS
+from services.extraction.local.labelwords import (
+    AFTER_VERBS,
+    CLAUSE_OPENERS,
+    HEDGE_VERBS,
+    IN_VERBS,
+    IRREGULAR_PARTICIPLES,
+    LEAD_DROP,
+    LEAD_DROP_POS,
+    MAX_LABEL_WORDS,
+    NEEDS_OF,
+    OBJECT_GOES_ON,
+    OF_VERB_NOUNS,
+    PARTICLES,
+    PASSIVE_AUX,
+    PERSON_PRONOUNS,
+    PHRASE_GOES_ON,
+    POSSESSIVES,
+    RELATIVES,
+    SUBORDINATORS,
+    TIME_ADVERBS,
+    TIME_NOUNS,
+    TIME_OPENERS,
+    TIMES_OF_DAY,
+    TRAIL_DROP,
+    TRAIL_DROP_POS,
+    WANTING,
+    WORDS_GO_ON,
+)
 from services.extraction.local.segment import SUBJECTS as _SUBJECTS
-
-_LEAD_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SPACE", "PART"})
-_LEAD_DROP = frozenset(
-    {
-        "i",
-        "we",
-        "they",
-        "it",
-        "he",
-        "she",
-        "you",
-        "me",
-        "us",
-        "them",
-        "that",
-        "which",
-        "who",
-        "there",
-        "this",
-        "really",
-        "just",
-        "also",
-        "mainly",
-        "mostly",
-        "probably",
-        "usually",
-        "basically",
-        "actually",
-        "honestly",
-        "then",
-        "first",
-        "so",
-        "well",
-        "still",
-        "even",
-        "kind",
-        "sort",
-        "of",
-        "like",
-        "too",
-        "very",
-        "all",
-        "quite",
-        "pretty",
-        "simply",
-        "definitely",
-        "maybe",
-        "perhaps",
-        "now",
-        "my",
-        "your",
-        "our",
-        "their",
-        "his",
-        "its",
-        "her",
-        # "Again, like I said, waiting six hours …": a respondent's restating lead-in
-        "again",
-        "said",
-    }
-)
-_TRAIL_DROP = frozenset(
-    {
-        "really",
-        "too",
-        "again",
-        "honestly",
-        "anyway",
-        "though",
-        "actually",
-        "basically",
-        "now",
-        "then",
-        "there",
-        "here",
-        "lately",
-        "either",
-        "as",
-        "well",
-        "me",
-        "for",
-        "to",
-        "at",
-        "all",
-        "of",
-        "in",
-        "on",
-        "it",
-        "them",
-        "that",
-        "so",
-        "much",
-        "very",
-        "with",
-        "by",
-        "about",
-        "from",
-        "myself",
-        "these",
-        "days",
-        # a label cut short must not end on a dangling possessive or comparison
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
-        "rather",
-        "than",
-        # an adverb left at the end when the clause it led into was cut off ("focus even | when …")
-        "even",
-        "just",
-        "still",
-    }
-)
-_TRAIL_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "ADP", "PUNCT", "SPACE", "PART", "INTJ"})
-MAX_LABEL_WORDS = 7
-# Verbs that take "after" as their own particle ("look after", "take after"), not as a time clause.
-_AFTER_VERBS = frozenset({"look", "take"})
-# Nouns that make one verb with a closing "of" ("taken advantage of", "taken care of", "got rid of").
-_OF_VERB_NOUNS = frozenset({"advantage", "care", "rid", "fun", "hold", "track", "sight"})
-# Particles that complete a phrasal verb at the end of a label ("turned up", "sorted it out").
-_PARTICLES = frozenset({"up", "out", "off", "down", "back", "away", "over"})
-# Verbs that take a closing "in" of their own ("let the noise in", "fit in", "log in"), as lemmas.
-_IN_VERBS = frozenset(
-    {"let", "fit", "plug", "log", "fill", "check", "sign", "settle", "join", "move", "kick"}
-)
-# Pronouns that stand for a person other than the respondent ("she watched me use the inhaler").
-PERSON_PRONOUNS = frozenset({"she", "he"})
-# Pronouns that open a relative clause ("that" also opens a complement: not among them).
-_RELATIVES = frozenset({"who", "whom", "whose", "which"})
-# What carries on the noun phrase before it ("in two | minutes", "in the middle | of a shift",
-# "a week | later"); another preposition ("slot | for tuesday"), a verb or punctuation after a cut
-# starts a phrase of its own.
-_PHRASE_GOES_ON = frozenset({"NOUN", "PROPN", "NUM"})
-_WORDS_GO_ON = frozenset({"of", "later", "earlier", "ago"})
-# Words of place or part that say nothing without their "of …" ("in the middle | of a shift")
-_NEEDS_OF = frozenset(
-    {
-        "middle",
-        "end",
-        "start",
-        "beginning",
-        "rest",
-        "part",
-        "top",
-        "bottom",
-        "side",
-        "front",
-        "back",
-        "half",
-        "most",
-        "lot",
-        "bit",
-        "kind",
-        "sort",
-        "couple",
-        "number",
-        "edge",
-        "centre",
-        "center",
-        "all",
-        "some",
-    }
-)
-# Conjunctions that open a clause of time, condition or reason inside a label ("… when i plan the
-# meals"), and what continues a clause's object after a cut ("plan | the meals")
-_SUBORDINATORS = frozenset(
-    {"when", "whenever", "while", "because", "if", "unless", "until", "although", "though"}
-)
-_OBJECT_GOES_ON = frozenset({"DET", "NOUN", "PROPN", "ADJ", "PRON", "NUM"})
-# The auxiliary a passive label keeps ("was told at the ward round", "be seen as reliable")
-_PASSIVE_AUX = frozenset({"was", "were", "be", "being"})
-# Verbs of thinking or noticing before a clause of its own ("(I) think my dad …", "(I) realised my
-# energy crashed"): the clause is the item
-_HEDGE_VERBS = frozenset(
-    {"guess", "think", "suppose", "reckon", "believe", "imagine", "realised", "realized", "noticed"}
-)
-# Possessives that open a noun phrase of someone's own ("my heart", "their own series")
-POSSESSIVES = frozenset({"my", "our", "his", "her", "their"})
-_CLAUSE_OPENERS = POSSESSIVES | {"the"}
-_TIME_ADVERBS = frozenset({"after", "before", "later", "earlier", "ago"})
-# Verbs of wanting that open a need ("need to be able to …")
-_WANTING = frozenset({"need", "needed", "want", "wanted"})
-# Words that open a time phrase ("one evening", "every morning", "last week")
-_TIME_OPENERS = frozenset({"one", "every", "each", "last", "next", "that", "this", "some"})
-TIME_NOUNS = frozenset(
-    {"minute", "hour", "day", "night", "morning", "evening", "week", "weekend", "month", "year", "time"}
-)
 
 
 def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
@@ -211,10 +50,7 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     """
     idx = sorted(set(indices))
     while idx and (
-        (
-            (doc[idx[0]].pos_ in _LEAD_DROP_POS or doc[idx[0]].lower_ in _LEAD_DROP)
-            and not _keep_lead(doc, idx)
-        )
+        ((doc[idx[0]].pos_ in LEAD_DROP_POS or doc[idx[0]].lower_ in LEAD_DROP) and not _keep_lead(doc, idx))
         # "(I) guess I try to get a slot", "(I) think my dad was going home": a hedge before a
         # clause of its own is not part of it
         or _hedge_before_clause(doc, idx)
@@ -228,14 +64,14 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # "(it was the) discharge nurse who was dealing (with it)": a relative clause that lost its
         # end goes whole
         idx = _before_relative(doc, idx, 1)
-    if _word_count(doc, idx) > MAX_LABEL_WORDS and doc[idx[0]].lower_ in _PASSIVE_AUX:
+    if _word_count(doc, idx) > MAX_LABEL_WORDS and doc[idx[0]].lower_ in PASSIVE_AUX:
         # a label too long anyway gives up its passive "was" first ("(being) discharged after his
         # heart failure got worse" rather than "… heart failure got")
         idx.pop(0)
     if (
         _word_count(doc, idx) > MAX_LABEL_WORDS
         and len(idx) > 4
-        and doc[idx[0]].lower_ in _WANTING
+        and doc[idx[0]].lower_ in WANTING
         and doc[idx[1]].lower_ == "to"
         and doc[idx[2]].lower_ == "be"
     ):
@@ -261,7 +97,7 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         if time_cut:
             # "read reviews of a few machines one | evening": the time phrase the cut broke goes
             while len(idx) > 2 and (
-                doc[idx[-1]].pos_ in {"NUM", "DET"} or doc[idx[-1]].lower_ in _TIME_OPENERS
+                doc[idx[-1]].pos_ in {"NUM", "DET"} or doc[idx[-1]].lower_ in TIME_OPENERS
             ):
                 idx.pop()
             idx = _trim_trailing(doc, idx)
@@ -270,9 +106,9 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         broke = (
             cut is not None
             and not time_cut
-            and (doc[cut].pos_ in _PHRASE_GOES_ON or doc[cut].lower_ in _WORDS_GO_ON)
+            and (doc[cut].pos_ in PHRASE_GOES_ON or doc[cut].lower_ in WORDS_GO_ON)
         )
-        if broke and cut is not None and doc[cut].lower_ == "of" and doc[idx[-1]].lower_ not in _NEEDS_OF:
+        if broke and cut is not None and doc[cut].lower_ == "of" and doc[idx[-1]].lower_ not in NEEDS_OF:
             broke = False
         if broke:
             opener = max((n for n in range(2, len(idx)) if doc[idx[n]].pos_ in {"ADP", "DET"}), default=None)
@@ -281,7 +117,7 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # a relative clause the cut broke goes whole ("feel like a grown-up who looks | after
         # herself"): the label ends on the noun it describes
         idx = _trim_trailing(doc, _before_relative(doc, idx, 2))
-        if cut is not None and doc[cut].pos_ in _OBJECT_GOES_ON:
+        if cut is not None and doc[cut].pos_ in OBJECT_GOES_ON:
             # so does a clause of time or reason whose object the cut took ("starts on sunday night
             # when i plan | the meals"); one that ended before the cut stays ("… when it rained |
             # and then …")
@@ -313,7 +149,7 @@ def _object_overflows(doc: Doc, idx: list[int]) -> bool:
         return True  # "a treat to make it | slowly": the verb's object and how it is done
     return (
         bool(rest)
-        and all(doc[i].pos_ in _OBJECT_GOES_ON for i in rest)
+        and all(doc[i].pos_ in OBJECT_GOES_ON for i in rest)
         and doc[rest[-1]].pos_ in {"NOUN", "PROPN"}
         # "read reviews of a few machines one | evening": a time phrase says when, not what
         and doc[rest[-1]].lemma_.lower() not in TIME_NOUNS
@@ -335,25 +171,25 @@ def _manner_after_object(doc: Doc, i: int) -> bool:
 
 def _before_subordinate(doc: Doc, idx: list[int]) -> list[int]:
     """`idx` up to its first conjunction of a clause of time or reason, from its third word on."""
-    opens = next((n for n in range(2, len(idx)) if doc[idx[n]].lower_ in _SUBORDINATORS), None)
+    opens = next((n for n in range(2, len(idx)) if doc[idx[n]].lower_ in SUBORDINATORS), None)
     return idx if opens is None else idx[:opens]
 
 
 def _before_relative(doc: Doc, idx: list[int], first: int) -> list[int]:
     """`idx` up to its first relative pronoun at position `first` or later (all of it if none)."""
-    relative = next((n for n in range(first, len(idx)) if doc[idx[n]].lower_ in _RELATIVES), None)
+    relative = next((n for n in range(first, len(idx)) if doc[idx[n]].lower_ in RELATIVES), None)
     return idx if relative is None else idx[:relative]
 
 
 def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
-    if len(idx) < 3 or doc[idx[0]].lower_ not in _HEDGE_VERBS:
+    if len(idx) < 3 or doc[idx[0]].lower_ not in HEDGE_VERBS:
         return False
     second = doc[idx[1]].lower_
     if second in _SUBJECTS:
         return True
     # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café") with its
     # verb close behind
-    opens = second in _CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
+    opens = second in CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
     return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:6])
 
 
@@ -367,7 +203,7 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
     first = doc[idx[0]].lower_
     if first in {"do", "does", "did"} and len(idx) > 1 and doc[idx[1]].lower_ in {"not", "n't"}:
         return True
-    if first in _PASSIVE_AUX and len(idx) > 2 and _passive_participle(doc, idx[1]):
+    if first in PASSIVE_AUX and len(idx) > 2 and _passive_participle(doc, idx[1]):
         return True  # "(I) was told at the ward round": without "was", "told" reads as the telling
     if first in POSSESSIVES | {"your", "its"} and len(idx) > 1:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
@@ -380,15 +216,13 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
 
 def _passive_participle(doc: Doc, i: int) -> bool:
     word = doc[i].lower_
-    return doc[i].pos_ in {"VERB", "ADJ"} and (word.endswith("ed") or word in _IRREGULAR_PARTICIPLES)
+    return doc[i].pos_ in {"VERB", "ADJ"} and (word.endswith("ed") or word in IRREGULAR_PARTICIPLES)
 
 
 def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
     idx = list(idx)
     while idx and (
-        doc[idx[-1]].pos_ in _TRAIL_DROP_POS
-        or doc[idx[-1]].lower_ in _TRAIL_DROP
-        or _trailing_hedge(doc, idx)
+        doc[idx[-1]].pos_ in TRAIL_DROP_POS or doc[idx[-1]].lower_ in TRAIL_DROP or _trailing_hedge(doc, idx)
     ):
         if (
             doc[idx[-1]].lower_ in {"not", "n't"}
@@ -407,32 +241,6 @@ def _trim_trailing(doc: Doc, idx: list[int]) -> list[int]:
             break
         idx.pop()
     return idx
-
-
-# Past participles the lookup tagger reads as adjectives that are not formed with "-ed".
-_IRREGULAR_PARTICIPLES = frozenset(
-    {
-        "known",
-        "made",
-        "meant",
-        "built",
-        "done",
-        "chosen",
-        "written",
-        "picked",
-        "told",
-        "given",
-        "sent",
-        "kept",
-        "left",
-        "taken",
-        "shown",
-        "brought",
-        "seen",
-        "put",
-        "sold",
-    }
-)
 
 
 def _object_of_verb(doc: Doc, idx: list[int]) -> bool:
@@ -459,14 +267,14 @@ def _object_me(doc: Doc, idx: list[int]) -> bool:
     word = doc[head].lower_
     if doc[head].pos_ == "VERB":
         return True
-    return doc[head].pos_ == "ADJ" and (word in _IRREGULAR_PARTICIPLES or word.endswith("ed"))
+    return doc[head].pos_ == "ADJ" and (word in IRREGULAR_PARTICIPLES or word.endswith("ed"))
 
 
 def after_is_particle(doc: Doc, i: int) -> bool:
     """Whether "after" at `i` belongs to the verb before it ("looks after herself", "feel looked
     after") rather than opening a time clause ("phoned me | after he came home"). The lemma decides:
     the tagger reads "looked" as a noun."""
-    return i > 0 and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in _AFTER_VERBS
+    return i > 0 and doc[i].lower_ == "after" and doc[i - 1].lemma_.lower() in AFTER_VERBS
 
 
 def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
@@ -481,10 +289,10 @@ def _particle_of_verb(doc: Doc, idx: list[int]) -> bool:
     if doc[idx[-1]].lower_ == "of":
         # "(not being) taken advantage of", "taken care of", "got rid of": the noun and its "of" are
         # one verb
-        return doc[before].lower_ in _OF_VERB_NOUNS
+        return doc[before].lower_ in OF_VERB_NOUNS
     if doc[idx[-1]].lower_ == "in":
         return _in_of_verb(doc, idx)
-    if doc[idx[-1]].lower_ not in _PARTICLES:
+    if doc[idx[-1]].lower_ not in PARTICLES:
         return False
     if doc[before].pos_ == "PRON" and len(idx) > 2 and idx[-3] == before - 1:
         before = idx[-3]  # "picked him up", "set it up"
@@ -498,7 +306,7 @@ def _in_of_verb(doc: Doc, idx: list[int]) -> bool:
         tok = doc[idx[-back]]
         if idx[-back] != idx[-1] - back + 1:
             return False
-        if tok.lemma_.lower() in _IN_VERBS:
+        if tok.lemma_.lower() in IN_VERBS:
             return True
         if tok.pos_ not in {"NOUN", "PROPN", "PRON", "DET", "ADJ"}:
             return False
@@ -567,17 +375,11 @@ def is_time_adverb(doc: Doc, i: int) -> bool:
     where "after" or "before" would otherwise start a new clause ("after I got home")."""
     nxt = doc[i + 1] if i + 1 < len(doc) else None
     return (
-        doc[i].lower_ in _TIME_ADVERBS
+        doc[i].lower_ in TIME_ADVERBS
         and i > 0
         and doc[i - 1].lemma_.lower() in TIME_NOUNS
         and (nxt is None or nxt.is_punct or nxt.pos_ == "CCONJ")
     )
-
-
-# Times of day a phrase of time may end on ("until morning", "before lunch"), besides TIME_NOUNS.
-_TIMES_OF_DAY = frozenset(
-    {"lunch", "lunchtime", "dinner", "bedtime", "midnight", "noon", "dawn", "breakfast"}
-)
 
 
 def opens_time_phrase(doc: Doc, i: int) -> bool:
@@ -592,5 +394,5 @@ def opens_time_phrase(doc: Doc, i: int) -> bool:
         return False
     word = doc[j]
     ends = j + 1 >= len(doc) or doc[j + 1].is_punct or doc[j + 1].pos_ == "CCONJ"
-    timed = word.lower_ in TIME_NOUNS or word.lemma_.lower() in TIME_NOUNS or word.lower_ in _TIMES_OF_DAY
+    timed = word.lower_ in TIME_NOUNS or word.lemma_.lower() in TIME_NOUNS or word.lower_ in TIMES_OF_DAY
     return timed and ends

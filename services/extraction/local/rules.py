@@ -18,7 +18,8 @@ from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
 from services.extraction.local.cues import CueLexicon, CueMode
-from services.extraction.local.labels import MAX_LABEL_WORDS, POSSESSIVES, shape_label
+from services.extraction.local.labels import shape_label
+from services.extraction.local.labelwords import MAX_LABEL_WORDS, POSSESSIVES
 from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
