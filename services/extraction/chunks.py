@@ -41,3 +41,25 @@ def chunk_at(chunks: list[Span], index: int) -> Span | None:
         if span.start <= index < span.end:
             return span
     return None
+
+
+def split_at(chunks: list[Span], cuts: list[Span]) -> list[Span]:
+    """`chunks` with the tokens of `cuts` (connectives) taken out: a chunk read across a connective
+    ("the expense of battery life" in "good sound at the expense of battery life") keeps the pieces
+    on either side that still end in a noun."""
+    cut = {i for span in cuts for i in range(span.start, span.end)}
+    if not cut:
+        return chunks
+    out: list[Span] = []
+    for chunk in chunks:
+        if not any(chunk.start <= i < chunk.end for i in cut):
+            out.append(chunk)
+            continue
+        start = chunk.start
+        for i in range(chunk.start, chunk.end + 1):
+            if i == chunk.end or i in cut:
+                piece = chunk.doc[start:i]
+                if len(piece) and piece[-1].pos_ in _HEAD["POS"]["IN"]:
+                    out.append(piece)
+                start = i + 1
+    return out

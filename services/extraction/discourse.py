@@ -17,6 +17,7 @@ from spacy.util import filter_spans
 
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
 from services.extraction.nlp import NlpPipeline
+from services.extraction.wordclasses import RELATION_VERBS
 
 _APOS_S = ["'s", "’s", "is", "was"]
 
@@ -64,9 +65,8 @@ CONNECTIVES: tuple[Connective, ...] = (
     _c("that made", RelationKind.RESULT, sub=False),
     _c("which was", RelationKind.ELABORATION, sub=False),
     _c("which is", RelationKind.ELABORATION, sub=False),
-    _c("leads to", RelationKind.RESULT, sub=False),
-    _c("led to", RelationKind.RESULT, sub=False),
-    _c("results in", RelationKind.RESULT, sub=False),
+    Connective((("leads", "lead", "led", "leading"), ("to",)), RelationKind.RESULT, False),
+    Connective((("results", "result", "resulted", "resulting"), ("in",)), RelationKind.RESULT, False),
     _c("meant that", RelationKind.RESULT, sub=False),
     _c("that meant", RelationKind.RESULT, sub=False),
     Connective((("comes", "came", "come"), ("down",), ("to",)), RelationKind.RESULT, False),
@@ -100,8 +100,17 @@ CONNECTIVES: tuple[Connective, ...] = (
     _c("whereas", RelationKind.CONTRAST, sub=True),
     _c("while", RelationKind.CONTRAST, sub=True),
     # one item against another in one clause: "good sound quality usually conflicts with a low price"
-    _c("conflicts with", RelationKind.CONTRAST, sub=False),
+    Connective(
+        (
+            ("conflicts", "conflict", "conflicted", "clashes", "clash", "clashed", "competes", "compete"),
+            ("with",),
+        ),
+        RelationKind.CONTRAST,
+        False,
+    ),
     _c("at odds with", RelationKind.CONTRAST, sub=False),
+    # "I get good sound at the expense of battery life": one item bought with the other
+    _c("at the expense of", RelationKind.CONTRAST, sub=False),
     _c("and then", RelationKind.RESULT, sub=False),
     _c("although", RelationKind.CONCESSION, sub=True),
     _c("though", RelationKind.CONCESSION, sub=True),
@@ -224,6 +233,8 @@ def _plausible(doc: Doc, span: Span, conn: Connective) -> bool:
         return False  # sentence-final "though" is an adverb
     if first == "but" and nxt is not None and nxt.lower_ in {"also", "then"}:
         return False
+    if span[0].lemma_ in RELATION_VERBS and span[0].pos_ != "VERB":
+        return False  # "a conflict with my boss", "the results in the report": a noun, no relation
     if first == "while" and (span.start == 0 or doc[span.start - 1].text != ","):
         return False  # only ", while" contrasts; "while I cycle" is temporal
     if first in {"then", "next", "afterwards"} and len(span) == 1 and not _is_sentence_initial(doc, span):

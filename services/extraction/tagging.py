@@ -28,8 +28,10 @@ from services.extraction.wordclasses import (
     OTHER_PRONOUNS,
     PARTICLES,
     POSSESSIVES,
+    RELATION_VERBS,
     SUBJECT_PRONOUNS,
     SUBORDINATORS,
+    VERB_FORMS_ONLY,
 )
 
 _VERB_CONTEXT_TAGS = frozenset({"AUX", "PART"})
@@ -183,7 +185,7 @@ def _resolve(
         and low.endswith("s")
         and not low.endswith("ss")
         and lemmas[i] != low
-        and not _after_preposition(doc, tags, i)
+        and (low in VERB_FORMS_ONLY or not _after_preposition(doc, tags, i))
         # "ear hooks | that keep them in place": a relative pronoun describes a noun
         and not (i + 1 < len(doc) and doc[i + 1].lower_ in {"that", "which", "who"})
     ):
@@ -241,6 +243,25 @@ def _nounish(doc: Doc, lemmas: list[str], i: int) -> bool:
     return tok.is_alpha and _closed_class(tok.lower_, tok) is None
 
 
+def _relation_verb(doc: Doc, tags: list[str], lemmas: list[str], i: int, cands: set[str]) -> bool:
+    """Whether token `i` is a verb relating the noun phrase before it to the one after its
+    preposition ("sound quality | conflicts with | a low price"), not a noun ("the results in").
+    """
+    prep = RELATION_VERBS.get(lemmas[i])
+    if prep is None or "VERB" not in cands or i + 1 >= len(doc) or doc[i + 1].lower_ != prep:
+        return False
+    j = _prev_content(tags, i)
+    return j >= 0 and tags[j] in {"NOUN", "PROPN", "ADJ", "VERB"} and doc[j].lower_ not in POSSESSIVES
+
+
+def _end_subject(doc: Doc, tags: list[str], lemmas: list[str], i: int, lexicon: PosLexicon) -> None:
+    """The word before a relation verb ends its subject: read as a noun when it can be one (it was
+    read as a modifier of the verb, taken for a noun: "sound | quality | conflicts")."""
+    j = _prev_content(tags, i)
+    if tags[j] == "ADJ" and "NOUN" in lexicon.candidates(lemmas[j], doc[j].lower_):
+        tags[j] = "NOUN"
+
+
 def tag_doc(doc: Doc, lexicon: PosLexicon) -> None:
     """Assign coarse universal POS tags (`token.pos_`) in place, left to right."""
     tags: list[str] = []
@@ -280,6 +301,9 @@ def tag_doc(doc: Doc, lexicon: PosLexicon) -> None:
                 closed = "PROPN" if tok.is_title and i > 0 and not doc[i - 1].is_sent_end else "NOUN"
                 if not tok.is_alpha:
                     closed = "X" if not any(c.isalpha() for c in low) else "NOUN"
+            elif _relation_verb(doc, tags, lemmas, i, cands):
+                closed = "VERB"
+                _end_subject(doc, tags, lemmas, i, lexicon)
             elif len(cands) == 1:
                 closed = next(iter(cands))
                 if closed == "ADV" and low in COMMON_ADVERBS:

@@ -284,3 +284,17 @@ COMMON_ADVERBS = frozenset(
 CAUSATIVES = frozenset({"let", "make", "help", "have", "watch", "see", "hear", "allow", "enable"})
 # Linking verbs: an ambiguous word after them is read as an adjective ("I feel relaxed").
 LINKING = frozenset({"be", "feel", "seem", "look", "sound", "get", "become", "stay", "remain", "keep"})
+# Verbs that relate one item to another through the preposition that follows them ("good sound
+# quality conflicts with a low price", "comfortable cushions lead to less pain"): after a noun
+# phrase, the word is the clause's verb, not the last noun of its subject.
+RELATION_VERBS: dict[str, str] = {
+    "lead": "to",
+    "result": "in",
+    "conflict": "with",
+    "clash": "with",
+    "compete": "with",
+}
+# Third-person verb forms that are next to never plural nouns: after a noun phrase they are its
+# verb even where the phrase ends in a prepositional phrase ("a thermos of filter coffee | comes to
+# mind", "the battery of my phone | lasts"), unlike "the comfort of the ear | pads".
+VERB_FORMS_ONLY = frozenset({"comes", "goes", "gets", "seems", "becomes", "happens", "lasts"})

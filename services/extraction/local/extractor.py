@@ -15,6 +15,7 @@ from spacy.matcher import PhraseMatcher
 from spacy.tokens import Doc, Span
 
 from services.extraction.checking import RawConcept, RawRelationship
+from services.extraction.chunks import split_at
 from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
@@ -65,17 +66,18 @@ class LocalExtractor:
         lex = self.lexicon(methodology)
         markers = [span for span, _ in self.pre.discourse.markers(doc)]
         parts = clauses(doc, markers)
+        chunks = split_at(analysis.chunks, markers)
         matches = lex.matches(doc)
         vocab = self._vocabulary_spans(doc, request.concept.vocabulary)
         finder = CandidateFinder(lex)
         cands: list[Candidate] = []
         for n, clause in enumerate(parts):
             prev = parts[n - 1] if n > 0 else None
-            cands.extend(finder.find(doc, clause, prev, matches, vocab, analysis.chunks))
+            cands.extend(finder.find(doc, clause, prev, matches, vocab, chunks))
         cands = _dedupe(cands)
         cands += question_typed(doc, parts, cands, lex, request.question)
         cands += pair_subjects(doc, parts, cands, lex)
-        cands += properties(doc, parts, cands, lex, analysis.chunks)
+        cands += properties(doc, parts, cands, lex, chunks)
         cands += placements(doc, parts, cands, lex)
         cands += rementions(
             doc, parts, cands, request.existing_nodes, set(chooser_types(methodology)), self.pre.pipeline

@@ -147,6 +147,11 @@ def _object_overflows(doc: Doc, idx: list[int]) -> bool:
     rest = idx[n:]
     if len(rest) == 1 and rest[0] - 1 in idx and _manner_after_object(doc, rest[0]):
         return True  # "a treat to make it | slowly": the verb's object and how it is done
+    if rest and len(rest) <= 2 and all(doc[i].pos_ in {"ADV", "ADJ"} for i in rest):
+        # "the queue at the station café took too | long": how much is what went wrong
+        degree = next((i for i in (rest[0], rest[0] - 1) if doc[i].lower_ in {"too", "so"}), None)
+        if degree is not None and degree - 1 in idx and doc[degree - 1].pos_ == "VERB":
+            return True
     return (
         bool(rest)
         and all(doc[i].pos_ in OBJECT_GOES_ON for i in rest)

@@ -410,3 +410,36 @@ async def test_one_item_against_another_in_one_clause(offline_engine: Extraction
     labels = {label.removeprefix("good ") for label in _types(result)}
     assert labels == {"sound quality", "low price"}, _types(result)
     assert [e for e in _edges(result) if e[1] == "conflicts_with"], _edges(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "edge"),
+    [
+        (
+            "Good sound quality conflicts with a low price.",
+            ("good sound quality", "conflicts_with", "low price"),
+        ),
+        (
+            "Good sound quality clashes with a low price.",
+            ("good sound quality", "conflicts_with", "low price"),
+        ),
+        ("Sound quality competes with the price.", ("sound quality", "conflicts_with", "price")),
+        (
+            "I get good sound at the expense of battery life.",
+            ("good sound", "conflicts_with", "battery life"),
+        ),
+        ("Good sound quality leads to more enjoyment.", ("good sound quality", "leads_to", "enjoyment")),
+        ("Comfortable ear cushions result in less pain.", ("comfortable ear cushions", "leads_to", "pain")),
+    ],
+)
+async def test_the_verb_between_two_items_is_no_part_of_either(
+    offline_engine: ExtractionEngine, answer: str, edge: tuple[str, str, str]
+) -> None:
+    # without the concept's vocabulary to name the item, the relating verb was read as the last
+    # noun of its subject ("good sound quality conflicts", "comfortable ear cushions result"), and
+    # "at the expense of" and "clashes with" related nothing ("expense of battery life" was an item)
+    brief = ConceptBrief(id="headphones", name="Wireless headphones")
+    result = await _extract(offline_engine, "means_end_chain", answer, question="What else?", concept=brief)
+    assert edge in _edges(result), _edges(result)
+    verbs = {"conflicts", "clashes", "competes", "result", "leads"}
+    assert not [label for label in _types(result) if label.split()[-1] in verbs], _types(result)

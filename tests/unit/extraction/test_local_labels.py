@@ -696,6 +696,24 @@ async def test_realised_before_a_gerund_subject_is_a_hedge(offline_engine: Extra
     assert "waiting at the café took too long" in labels, labels
 
 
+async def test_what_comes_to_mind_is_the_item(offline_engine: ExtractionEngine) -> None:
+    # "thermos of filter coffee comes" was the label, and "What job did the thermos of filter coffee
+    # comes do for you?" the question
+    labels = await _labels(
+        offline_engine, "A thermos of filter coffee comes to mind.", question="What happened?"
+    )
+    assert labels == {"thermos of filter coffee"}, labels
+
+
+async def test_a_label_over_the_cap_keeps_how_much_went_wrong(offline_engine: ExtractionEngine) -> None:
+    # "queue at the station café took" (too long): the cap of seven words cut the amount, which is
+    # what went wrong, and left the verb dangling
+    labels = await _labels(
+        offline_engine, "Like I said, the queue at the station café took too long.", question="What happened?"
+    )
+    assert "queue at the station café took too long" in labels, labels
+
+
 async def test_a_counted_stretch_of_time_keeps_its_unit(offline_engine: ExtractionEngine) -> None:
     # "going home after ten" (days): "days" was dropped as the filler of "these days"
     labels = await _labels(
@@ -1002,3 +1020,15 @@ async def test_coming_home_is_an_outcome_with_its_doer(offline_engine: Extractio
         offline_engine, "Because of that, he came home exhausted and confused.", "critical_incident"
     )
     assert ("outcome", "he came home exhausted and confused") in typed, typed
+
+
+@pytest.mark.parametrize("hedge", ["", ", sort of"])
+async def test_what_was_completely_wrong_is_the_pain_point(
+    offline_engine: ExtractionEngine, hedge: str
+) -> None:
+    # "completely wrong" was an emotion (and the interviewer asked "What were you expecting at
+    # completely wrong?"), or, without the hedge, nothing at all was read
+    text = f"I unpack everything, and because of that the substitutions were completely wrong{hedge}."
+    typed = await _typed(offline_engine, text, "customer_journey_mapping", question="What happened next?")
+    assert ("pain_point", "substitutions were completely wrong") in typed, typed
+    assert ("emotion", "completely wrong") not in typed, typed

@@ -33,6 +33,9 @@ def test_a_subject_noun_before_its_verb_is_a_noun(pipeline: NlpPipeline) -> None
         # a subject noun before its verb, and a clause opened by "before", keep the verb
         ("The battery lasts.", "lasts", "VERB"),
         ("I need to know before the driver leaves the depot.", "leaves", "VERB"),
+        # a verb that is next to never a plural noun stays the verb after a prepositional phrase
+        ("A thermos of filter coffee comes to mind.", "comes", "VERB"),
+        ("The battery of my phone lasts all week.", "lasts", "VERB"),
     ],
 )
 def test_an_s_word_after_a_noun_is_a_verb_only_after_a_subject(
@@ -57,3 +60,22 @@ def test_an_s_word_after_a_noun_is_a_verb_only_after_a_subject(
 def test_a_plural_subject_then_an_amount(pipeline: NlpPipeline, text: str, word: str, tag: str) -> None:
     doc = pipeline.parse(text)
     assert next(t.pos_ for t in doc if t.text == word) == tag
+
+
+@pytest.mark.parametrize(
+    ("text", "tags"),
+    [
+        # a verb relating two items: the word before it ends the subject ("quality" had read as a
+        # modifier of "conflicts", taken for a noun, and the item became "good sound quality conflicts")
+        ("Good sound quality conflicts with a low price.", {"quality": "NOUN", "conflicts": "VERB"}),
+        ("Sound quality usually clashes with a low price.", {"quality": "NOUN", "clashes": "VERB"}),
+        ("Comfortable ear cushions result in less pain.", {"cushions": "NOUN", "result": "VERB"}),
+        # after a determiner or a possessive the same words are nouns
+        ("The results in the report were wrong.", {"results": "NOUN"}),
+        ("I had a conflict with my boss.", {"conflict": "NOUN"}),
+        ("My conflicts with him never ended.", {"conflicts": "NOUN"}),
+    ],
+)
+def test_a_verb_that_relates_two_items(pipeline: NlpPipeline, text: str, tags: dict[str, str]) -> None:
+    doc = pipeline.parse(text)
+    assert {t.text: t.pos_ for t in doc if t.text in tags} == tags
