@@ -545,3 +545,6 @@ FELT = {
     "relaxing": "relaxed",
     "satisfying": "satisfied",
 }
+# Nouns a "for" follows as their purpose, not as a verb's: "room for a whole litre", "time for
+# breakfast", "a reason for leaving" (not "rooming for", "timing for").
+THINGS_FOR = frozenset({"room", "space", "time", "need", "reason", "demand", "love", "respect", "money"})

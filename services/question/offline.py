@@ -46,6 +46,21 @@ _PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "polic
 _SINGULAR_WORDS = frozenset(
     {"thermos", "lens", "gas", "chaos", "canvas", "atlas", "bias", "diabetes", "maths"}
 )
+# Nouns in "-ing" that open a plural phrase ("morning walks", "wedding photos"): not a doing.
+_ING_NOUNS = frozenset(
+    {
+        "morning",
+        "evening",
+        "wedding",
+        "building",
+        "meeting",
+        "clothing",
+        "ceiling",
+        "earring",
+        "spring",
+        "string",
+    }
+)
 _SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
@@ -80,8 +95,11 @@ def is_plural(label: str) -> bool:
     if not words:
         return False
     rest = label.lower().split()[len(words) : len(words) + 1]
-    if len(words) == 2 and _is_number(words[0]) and rest == ["of"]:
-        return False  # "thirty hours of battery leads to …": an amount of something, one quantity
+    core = words[1:] if len(words) > 1 and words[0] in {"the", "your", "a", "an"} else words
+    if len(core) == 2 and _is_number(core[0]) and rest == ["of"]:
+        return False  # "(the) thirty hours of battery leads to …": an amount of something, one quantity
+    if len(core) > 1 and core[0].endswith("ing") and core[0] not in _ING_NOUNS:
+        return False  # "having palpitations in the middle of a shift leads to …": one doing
     last = words[-1]
     if last in _PLURAL_WORDS:
         return True
@@ -118,13 +136,14 @@ def _is_number(word: str) -> bool:
 
 
 def agreement(label: str) -> dict[str, str]:
-    """Verb forms that agree with `label` ({is}, {does}, {was}, {has})."""
+    """Verb forms and the pronoun that agree with `label` ({is}, {does}, {was}, {has}, {it})."""
     plural = is_plural(label)
     return {
         "is": "are" if plural else "is",
         "does": "do" if plural else "does",
         "was": "were" if plural else "was",
         "has": "have" if plural else "has",
+        "it": "them" if plural else "it",
     }
 
 

@@ -45,8 +45,9 @@ class SpokenLabels:
             return _join(["being", *words], names), True
         if len(words) > 2 and words[:2] == ["sense", "of"]:
             return _join(["a", *words], names), False  # "a sense of accomplishment": "sense" is counted
-        if words[0] in {"after", "before"} and len(words) > 1:
+        if words[0] in {"after", "before", "during"} and len(words) > 1:
             # "after my hip operation" -> "the time after your hip operation": a thing, not a doing
+            # ("take me through during bed pressures" said nothing)
             return _join(["the", "time", *words], names), False
         if len(words) > 2 and words[0] == "on" and words[1] in {"a", "one"} and words[-1] in en.TIME_HEADS:
             # "on a quiet Tuesday morning" -> "that quiet Tuesday morning": a time, not the state
@@ -93,7 +94,9 @@ class SpokenLabels:
             return None
         verb_at = self._subject_clause(words)
         ends_on_verb = verb_at == len(words) - 1  # "phone died": the phone is the subject
-        if self._starts_with_verb(words) and not words[0].endswith("ing") and not ends_on_verb:
+        # "queue at the station café took too long": the thing and where is the subject
+        placed = verb_at is not None and _placed(words, 0)
+        if self._starts_with_verb(words) and not words[0].endswith("ing") and not (ends_on_verb or placed):
             return None  # "feels made for me" is a doing, "feels" no subject ("booking just fell" is)
         if verb_at is None:
             return None
@@ -214,7 +217,8 @@ class SpokenLabels:
                 doer = en.OBJECT_FORMS.get(first, first)
                 return [doer, *words[1:v], self._ing(words[v]), *words[v + 1 :]]
         verb = self._subject_clause(words)
-        own_verb = verb is not None and (first.endswith("ing") or verb == len(words) - 1)
+        # (a verb after the subject's own phrase, "queue at the station café | took", is the clause's)
+        own_verb = verb is not None and (first.endswith("ing") or verb == len(words) - 1 or _placed(words, 0))
         if self._starts_with_verb(words, thing=thing) and not own_verb:
             # "booking just fell between two teams": a gerund with a verb of its own is a subject,
             # and so is a noun before a verb that ends the label ("phone died", not "phoning died")
@@ -393,6 +397,8 @@ class SpokenLabels:
         if not nxt:
             # a lone word is a thing ("work", "need") unless it is a past form ("explained")
             return lemma != first and not first.endswith("s")
+        if nxt == "for" and first in en.THINGS_FOR:
+            return False  # "room for a whole litre" is a thing, not the doing "rooming for …"
         if first.endswith("s") and lemma != first:
             # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
             # a state of the doing's kind
@@ -434,6 +440,10 @@ class SpokenLabels:
             later = self._verb_after_gerund(words)
             if later is not None:
                 return later  # "waiting at the café took too long": a doing as the subject
+        if self._is_common_noun(words[start]) and _placed(words, start):
+            later = self._verb_after_gerund(words[start:])
+            if later is not None:
+                return start + later  # "queue at the station café | took | too long": a thing and where
         if (
             len(words) > start + 3
             and forms.is_noun_form(words[start + 1])
@@ -503,6 +513,14 @@ class SpokenLabels:
 
 # Words after which an object has not yet come ("waiting at the | café"): no verb follows them.
 _OPEN_BEFORE_OBJECT = en.DETERMINERS | en.STATE_LINKS
+
+
+def _placed(words: list[str], start: int) -> bool:
+    """Whether the word at `start` is followed by a phrase of place or part and more ("queue | at the
+    station café …", "trip | to the big supermarket …"); "need | to feel …" is followed by a doing."""
+    if len(words) <= start + 3 or words[start + 1] not in en.STATE_LINKS:
+        return False
+    return words[start + 1] != "to" or words[start + 2] in en.DETERMINERS
 
 
 def _felt(words: list[str]) -> list[str] | None:

@@ -5,9 +5,9 @@ topic in the singular, to stand before a noun: "{kind} options"), `{summary}`
 (up to three salient labels), `{chain}` (the longest chain read as a sentence), `{a}`, `{b}`,
 `{c}` (three labels for a triad), `{clause}` (a focus with a subject of its own said as a clause in
 the past: "nobody gave you a written list"), and agreement words that follow the focus label's
-number: `{is}`, `{does}`, `{was}`, `{has}`. A template whose placeholder has no value for a request
-is skipped, so `{chain}` templates are only used once a chain exists, and `{clause}` ones only for a
-focus that is such a clause.
+number: `{is}`, `{does}`, `{was}`, `{has}` and the pronoun `{it}` ("them" after a plural). A
+template whose placeholder has no value for a request is skipped, so `{chain}` templates are only
+used once a chain exists, and `{clause}` ones only for a focus that is such a clause.
 """
 
 from __future__ import annotations

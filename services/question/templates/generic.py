@@ -41,7 +41,7 @@ FAMILIES: dict[str, Templates] = {
             "When you say {focus}, what do you mean exactly?",
             "Could you say a bit more about what you mean by {focus}?",
             "What {does} {focus} look like in practice for you?",
-            "How would you describe {focus} to someone who has never experienced it?",
+            "How would you describe {focus} to someone who has never experienced {it}?",
             "Could you give me an example of what you mean by {focus}?",
         ),
         keywords=("clarify", "mean", "vague", "unclear", "ambiguous", "hedg", "abstract word"),
@@ -138,7 +138,7 @@ FAMILIES: dict[str, Templates] = {
     ),
     "revitalize": Templates(
         node=(
-            "Let's look at {focus} from a different angle: what has surprised you about it?",
+            "Let's look at {focus} from a different angle: what has surprised you about {it}?",
             "If you could change one thing about {focus}, what would it be?",
             "What would the ideal version of {focus} look like for you?",
             "What would you tell a friend about {focus}?",

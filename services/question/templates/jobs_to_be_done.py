@@ -59,7 +59,7 @@ FAMILIES: dict[str, Templates] = {
     "push_pull_solution": Templates(
         node=(
             "What did you hope {focus} would let you do?",
-            "What drew you to {focus}, or pushed you away from it?",
+            "What drew you to {focus}, or pushed you away from {it}?",
             "What was it about {focus} that made you think about a change?",
             "What changed for you once {focus} came into the picture?",
         ),

@@ -40,7 +40,7 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
 LABELS = ("long battery life", "noise cancelling", "the commute", "customer support", "headphones")
 KNOWN_PLACEHOLDERS = {
     *("focus", "topic", "kind", "summary", "chain", "clause", "a", "b", "c"),
-    *("is", "does", "was", "has"),
+    *("is", "does", "was", "has", "it"),
 }
 
 
@@ -282,6 +282,11 @@ def test_agreement_and_chains() -> None:
     # an amount of something is one quantity ("thirty hours of battery lead to …"); "bags of" is not one
     assert not is_plural("thirty hours of battery") and not is_plural("30 minutes of quiet")
     assert is_plural("ten minutes")
+    # the same amount after the article the interviewer gave it back; a doing is one ("having
+    # palpitations in the middle of a shift lead to …"), a noun in "-ing" before a plural is not one
+    assert not is_plural("the thirty hours of battery")
+    assert not is_plural("having palpitations in the middle of a shift") and not is_plural("buying capsules")
+    assert is_plural("morning walks") and is_plural("the evening shifts")
     assert render_chain(["thirty hours of battery", "no daily charging"], "means_end_chain") == (
         "thirty hours of battery leads to no daily charging"
     )
@@ -739,6 +744,10 @@ def test_a_plural_focus_takes_plural_verbs(methodologies: MethodologyRegistry, m
     assert len(asked) > 20, asked
     wrong = re.compile(r"energy drinks (is|was|has|does|plays|matters|means)\b")
     assert not [q for q in asked if wrong.search(q)], sorted(q for q in asked if wrong.search(q))
+    # "What drew you to the energy drinks, or pushed you away from it?"
+    assert not [q for q in asked if re.search(r"energy drinks\b.*\b(it|its)\?", q)], asked
+    if methodology == "jobs_to_be_done":
+        assert [q for q in asked if q.endswith("energy drinks, or pushed you away from them?")], sorted(asked)
 
 
 def test_a_state_is_not_made_right(methodologies: MethodologyRegistry, spoken: SpokenLabels) -> None:

@@ -96,6 +96,14 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         ("kept the receipt", "keeping the receipt"),
         # a doing with its own object as the subject: no article before it
         ("waiting at the café took too long", "waiting at the café taking too long"),
+        # a thing and where it was, then its verb: the thing is the subject ("queuing at the station
+        # café took too long" read "queue" as the doing and left "took" as it was)
+        ("queue at the station café took too long", "the queue at the station café taking too long"),
+        ("trip to the big supermarket took an hour", "the trip to the big supermarket taking an hour"),
+        ("lack of sleep made me grumpy", "the lack of sleep making you grumpy"),
+        # "to" and a doing is no place: "the need to feel looking after as a customer" was a slip
+        ("need to feel looked after as a customer", "needing to feel looked after as a customer"),
+        ("look for a new grinder", "looking for a new grinder"),  # a doing "for" (not "room for")
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
         # "an" is no past form of "a" ("scrolling for half aing hour")
         ("scrolling for half an hour", "scrolling for half an hour"),
@@ -150,6 +158,7 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("price", "price"),
         ("my ideal service", "your ideal service"),
         ("after my hip operation", "the time after your hip operation"),
+        ("during bed pressures", "the time during bed pressures"),
         ("calm", "calm"),  # a noun too: a thing
         ("what i needed was time", "what you needed was time"),  # a clause inside the subject
         ("well paid job", "well paid job"),  # "well" is not a form of "good" here
@@ -159,6 +168,9 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         ("home delivery", "home delivery"),  # "home" names the kind of delivery
         # an adjective is no subject: "queues" is no verb ("long queuing at the station")
         ("long queues at the station", "long queues at the station"),
+        # a thing "for" its purpose is no doing ("What made rooming for a whole litre the moment …?")
+        ("room for a whole litre", "room for a whole litre"),
+        ("need for speed", "need for speed"),
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
@@ -348,6 +360,8 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("good slots are gone by sunday night", "good slots were gone by sunday night"),
         ("January and the hospital was full", "January and the hospital was full"),  # a name leads it
         ("waiting at the café took too long", "waiting at the café took too long"),  # a doing leads it
+        ("queue at the station café took too long", "the queue at the station café took too long"),
+        ("need to feel looked after as a customer", None),
         # no subject of its own, or a subject that is no person: no clause
         ("plan the weekly shop", None),
         ("feels made for me", None),  # a doing: "feels" is not its subject
