@@ -59,6 +59,9 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         # constant adverts appeals to you more, and why?"), never as if it were valued ("what do ads
         # every ten minutes give you?", "why is endless scrolling important to you?")
         ("ladder_up", "implicit_pole"): "ladder_up_pole",
+        # a construct above the poles has no ends to prefer ("Thinking about the evening feeling
+        # well spent, which end do you prefer …?"): why it matters is asked
+        ("ladder_up", "superordinate_construct"): "ladder_up_construct",
     }
 )
 # Methods whose terminal nodes are confirmed in words of their own (an incident's explanation or

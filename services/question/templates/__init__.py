@@ -143,6 +143,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "opposite_pole": ("clarify", "pyramid_down"),
         "rate": ("opposite_pole", "ladder_up"),
         "ladder_up_pole": ("rate", "clarify"),
+        "ladder_up_construct": ("clarify", "pyramid_down"),
         "pyramid_down": ("clarify", "opposite_pole"),
         "top": ("validate", "reflect"),
         "account_top": ("validate", "reflect"),

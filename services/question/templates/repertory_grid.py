@@ -95,6 +95,16 @@ OVERRIDES: dict[str, Templates] = {
             "If you had to choose between {focus} and the opposite, which would it be, and why does that matter to you?",
         ),
     ),
+    # a construct laddered up to is one phrase in the graph ("the evening feeling well spent"), with
+    # no ends to choose between: its ladder asks why it matters
+    "ladder_up_construct": Templates(
+        node=(
+            "Why {does} {focus} matter to you when you compare the options?",
+            "What {does} {focus} give you that the opposite would not?",
+            "And why {is} {focus} important to you in the end?",
+            "What {does} {focus} make possible for you?",
+        ),
+    ),
     "validate": Templates(
         summary=(
             "The main ways you tell options apart seem to be {summary}. How well do these capture what you mean?",

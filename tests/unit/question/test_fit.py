@@ -73,7 +73,7 @@ def test_a_construct_above_the_poles_is_laddered_not_given_an_opposite(
 ) -> None:
     rgt = methodologies.get("repertory_grid")
     construct = FocusNode(node_id="s", label="doesn't waste my time", node_type="superordinate_construct")
-    assert fitting_family("opposite_pole", construct, rgt) == "ladder_up"
+    assert fitting_family("opposite_pole", construct, rgt) == "ladder_up_construct"
     value = FocusNode(node_id="v", label="being in control of my time", node_type="core_value")
     assert fitting_family("opposite_pole", value, rgt) == "top"
     pole = FocusNode(node_id="p", label="no adverts", node_type="emergent_pole")
@@ -96,6 +96,23 @@ def test_the_pole_not_preferred_is_laddered_through_the_preference(
     # the preferred pole keeps the whole ladder
     emergent = FocusNode(node_id="e", label="no adverts", node_type="emergent_pole")
     assert fitting_family("ladder_up", emergent, rgt) == "ladder_up"
+
+
+def test_a_construct_above_the_poles_is_laddered_without_ends(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "Thinking about the evening feeling well spent, which end do you prefer …?": a construct
+    # laddered up to is one phrase, with no ends or sides to choose between; its ladder asks why it
+    # matters, also where the strategy asked for its opposite
+    rgt = methodologies.get("repertory_grid")
+    construct = FocusNode(node_id="s", label="evening feels well spent", node_type="superordinate_construct")
+    assert fitting_family("ladder_up", construct, rgt) == "ladder_up_construct"
+    assert fitting_family("opposite_pole", construct, rgt) == "ladder_up_construct"
+    asked = asked_over_turns(methodologies, spoken, "repertory_grid", "ladder_up", construct, range(3, 30))
+    assert len(asked) == 4, asked
+    for question in asked:
+        assert "the evening feeling well spent" in question, question
+        assert not re.search(r"\b(?:end do you|side|prefer|choose)\b", question), question
 
 
 def test_a_lesson_is_confirmed_not_traced_as_an_event(
