@@ -344,11 +344,14 @@ class CandidateFinder:
         ):
             return None  # "I pay attention to Netflix": a named element stays an element, not a pole
         end = relative_end(doc, nxt, clause, predicate_cue_starts(matches))
+        start = nxt.start
+        if start - 1 >= max(m.end, clause.start) and doc[start - 1].lower_ == "no":
+            start -= 1  # "(I pay attention to) no adverts": the pole, not "adverts"
         return self._make(
             doc,
             clause,
-            m.kept + list(range(nxt.start, end)),
-            nxt.start,
+            m.kept + list(range(start, end)),
+            start,
             end,
             node_type,
             conf,

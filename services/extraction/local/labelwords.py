@@ -3,65 +3,26 @@ either end, and which words carry a phrase on past where a label would otherwise
 
 from __future__ import annotations
 
+from services.extraction.wordclasses import POSSESSIVES as _POSSESSIVE_WORDS
+from services.extraction.wordclasses import SUBJECT_PRONOUNS
+
 LEAD_DROP_POS = frozenset({"DET", "AUX", "CCONJ", "SCONJ", "INTJ", "PUNCT", "SPACE", "PART"})
-LEAD_DROP = frozenset(
-    {
-        "i",
-        "we",
-        "they",
-        "it",
-        "he",
-        "she",
-        "you",
-        "me",
-        "us",
-        "them",
-        "that",
-        "which",
-        "who",
-        "there",
-        "this",
-        "really",
-        "just",
-        "also",
-        "mainly",
-        "mostly",
-        "probably",
-        "usually",
-        "basically",
-        "actually",
-        "honestly",
-        "then",
-        "first",
-        "so",
-        "well",
-        "still",
-        "even",
-        "kind",
-        "sort",
-        "of",
-        "like",
-        "too",
-        "very",
-        "all",
-        "quite",
-        "pretty",
-        "simply",
-        "definitely",
-        "maybe",
-        "perhaps",
-        "now",
-        "my",
-        "your",
-        "our",
-        "their",
-        "his",
-        "its",
-        "her",
-        # "Again, like I said, waiting six hours …": a respondent's restating lead-in
-        "again",
-        "said",
-    }
+# Words a label does not start with: the speaker and others as doers, possessives (a label says
+# the thing: "my commute" -> "commute"; `_keep_lead` keeps "their own"), and openers and hedges.
+LEAD_DROP = (
+    (SUBJECT_PRONOUNS - {"one"})
+    | {"me", "us", "them"}
+    | _POSSESSIVE_WORDS
+    | frozenset(
+        {
+            *("that", "which", "who", "there", "this"),
+            *("really", "just", "also", "mainly", "mostly", "probably", "usually", "basically", "actually"),
+            *("honestly", "then", "first", "so", "well", "still", "even", "kind", "sort", "of", "like"),
+            *("too", "very", "all", "quite", "pretty", "simply", "definitely", "maybe", "perhaps", "now"),
+            # "Again, like I said, waiting six hours …": a respondent's restating lead-in
+            *("again", "said"),
+        }
+    )
 )
 TRAIL_DROP = frozenset(
     {
@@ -103,12 +64,7 @@ TRAIL_DROP = frozenset(
         "these",
         "days",
         # a label cut short must not end on a dangling possessive or comparison
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
+        *_POSSESSIVE_WORDS,
         "rather",
         "than",
         # an adverb left at the end when the clause it led into was cut off ("focus even | when …")

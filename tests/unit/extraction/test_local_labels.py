@@ -1032,3 +1032,21 @@ async def test_what_was_completely_wrong_is_the_pain_point(
     typed = await _typed(offline_engine, text, "customer_journey_mapping", question="What happened next?")
     assert ("pain_point", "substitutions were completely wrong") in typed, typed
     assert ("emotion", "completely wrong") not in typed, typed
+
+
+@pytest.mark.parametrize(
+    ("text", "pole"),
+    [
+        # "no" before the noun phrase a cue points at is the pole: "adverts" said the opposite
+        ("Um, one thing I pay attention to is no adverts, kind of.", "no adverts"),
+        ("I went for no ads at all, which means it feels like it's on my side.", "no ads"),
+        # the pole wanted, not the wanting ("want no ads" was a second node beside "no ads")
+        ("I want no ads at all so that it feels made for me.", "no ads"),
+    ],
+)
+async def test_a_grid_pole_keeps_its_no_and_drops_the_wanting(
+    offline_engine: ExtractionEngine, text: str, pole: str
+) -> None:
+    typed = await _typed(offline_engine, text, "repertory_grid", question="Which do you prefer, and why?")
+    poles = {label for kind, label in typed if kind == "emergent_pole"}
+    assert poles == {pole}, typed
