@@ -23,6 +23,7 @@ from services.question.places import (
     is_absence,
     is_day,
     is_state,
+    negates_again,
     place_of,
     placed,
     preposition_for,
@@ -419,6 +420,8 @@ class FollowUpComposer:
             templates = [
                 x for t in templates if (x := placed(t, self._preposition, day=self._day)) is not None
             ]
+        spoken = values.get("focus", "")
+        templates = [t for t in templates if not negates_again(t, spoken)]
         start = stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)

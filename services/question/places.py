@@ -166,6 +166,20 @@ def is_absence(spoken: str) -> bool:
     )
 
 
+# What a template says to negate the focus ("if something isn't {focus}", "something that is not
+# {focus} at all"): a focus that is a negation already ("no adverts") would read "not no adverts".
+_NEGATING = re.compile(r"\b(?:not|isn't|aren't|wasn't|weren't)\s+\{focus\}")
+
+
+def negates_again(template: str, spoken: str) -> bool:
+    """Whether `template` negates a focus that says what is not there ("What word would you use for
+    something that is not no adverts at all?")."""
+    words = spoken.lower().split()
+    return (
+        bool(words) and words[0] in _NOBODY | {"not", "never", "without"} and bool(_NEGATING.search(template))
+    )
+
+
 def is_state(spoken: str) -> bool:
     """Whether a focus is said back as a state ("being furious", "there being no slots left")."""
     return spoken.startswith(("being ", "there being "))

@@ -318,3 +318,24 @@ def test_a_pull_is_asked_what_job_it_promised_to_do(
     assert len(asked) >= 3, asked
     assert all("feeling like a treat to make it slowly" in q for q in asked), asked
     assert not any("sorted" in q or "gone well" in q or "situation with" in q for q in asked), asked
+
+
+def test_a_pole_that_is_a_negation_is_not_negated_again(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "What word would you use for something that is not no adverts at all?", "If something isn't
+    # no adverts, what is it instead?"
+    pole = FocusNode(node_id="p", label="no adverts", node_type="emergent_pole")
+    asked = asked_over_turns(
+        methodologies, spoken, "repertory_grid", "elicit_opposite_pole", pole, range(3, 30)
+    )
+    assert len(asked) >= 3 and all("no adverts" in q for q in asked), asked
+    assert not [q for q in asked if re.search(r"\b(?:not|isn't) no\b", q)], asked
+    # a pole said without a negation keeps them
+    other = FocusNode(node_id="o", label="easy to find something", node_type="emergent_pole")
+    asked = asked_over_turns(
+        methodologies, spoken, "repertory_grid", "elicit_opposite_pole", other, range(3, 30)
+    )
+    assert [
+        q for q in asked if "is not easy to find something" in q or "isn't easy to find something" in q
+    ], asked
