@@ -376,6 +376,11 @@ RELATIVES = frozenset(
         "nephew",
         "aunt",
         "uncle",
+        # not family, but the respondent's own as well: "your friends", "your colleagues"
+        "friends",
+        "colleagues",
+        "flatmates",
+        "teammates",
     }
 )
 # Past participles not formed with "-ed" that follow a linking verb ("feels made for me").

@@ -209,6 +209,9 @@ class SpokenLabels:
         if first in en.SUBJECTS and nxt in en.CAN | en.CANNOT and len(rest) > 1:
             # "I can focus" -> "you being able to focus" (not "you canning focus")
             return [first, *(["not"] if nxt in en.CANNOT else []), "being", "able", "to", *rest[1:]]
+        able = self._able(words)
+        if able is not None:
+            return able
         if first in en.SUBJECTS and nxt:
             # "nobody properly explained my tablets" -> "nobody properly explaining your tablets"
             v = self._past_adverbs(words, 1)
@@ -230,6 +233,22 @@ class SpokenLabels:
             article = self._dropped_article(words)
             return [*article, *words[:verb], *self._ing_with_doing(words[verb:])]
         return self._being(words)
+
+    def _able(self, words: list[str]) -> list[str] | None:
+        """ "friends can actually understand me on voice chat" -> "your friends being able to
+        actually understand you …", "the driver can never find the flat" -> "the driver never being
+        able to find the flat" (a label with a subject and "can" was said back as it was)."""
+        start = 1 if words[0] in en.DETERMINERS else 0
+        if len(words) < start + 3 or words[start + 1] not in en.CAN | en.CANNOT:
+            return None
+        if not self._is_common_noun(words[start]):
+            return None
+        subject = words[: start + 1] if start else [*self._dropped_article(words), words[0]]
+        rest = words[start + 2 :]
+        negated = ["not"] if words[start + 1] in en.CANNOT else []
+        if rest[0] in {"never", "not"} and len(rest) > 1:
+            negated, rest = [rest[0]], rest[1:]
+        return [*subject, *negated, "being", "able", "to", *rest]
 
     def _passive(self, first: str, nxt: str) -> bool:
         """Whether a label opens with a passive participle: one that is passive wherever it opens
@@ -399,6 +418,8 @@ class SpokenLabels:
             return lemma != first and not first.endswith("s")
         if nxt == "for" and first in en.THINGS_FOR:
             return False  # "room for a whole litre" is a thing, not the doing "rooming for …"
+        if nxt in _RELATIVE_PRONOUNS and forms.is_noun_form(first):
+            return False  # "cushions that press on my glasses": a thing a clause describes
         if first.endswith("s") and lemma != first:
             # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
             # a state of the doing's kind
@@ -480,6 +501,8 @@ class SpokenLabels:
         if len(words) < v + 2:
             return None
         verb, after = words[v], words[v + 1]
+        if after in _RELATIVE_PRONOUNS and forms.is_noun_form(verb):
+            return None  # "ear hooks | that keep them in place": a noun the clause after it describes
         if verb in en.BE:
             return v
         if verb.endswith(("ed", "s")) and forms.verb_lemma(verb) in en.COPULAR and after in forms.adjectives:
@@ -513,6 +536,10 @@ class SpokenLabels:
 
 # Words after which an object has not yet come ("waiting at the | café"): no verb follows them.
 _OPEN_BEFORE_OBJECT = en.DETERMINERS | en.STATE_LINKS
+
+
+# Words that open a relative clause after the noun it describes ("hooks | that keep them in place").
+_RELATIVE_PRONOUNS = frozenset({"that", "which", "who"})
 
 
 def _placed(words: list[str], start: int) -> bool:

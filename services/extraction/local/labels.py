@@ -54,8 +54,8 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
         # "(I) guess I try to get a slot", "(I) think my dad was going home": a hedge before a
         # clause of its own is not part of it
         or _hedge_before_clause(doc, idx)
-        # "(that's) about standing on my own feet": the doing is the item
-        or (len(idx) > 1 and doc[idx[0]].lower_ == "about" and doc[idx[1]].lower_.endswith("ing"))
+        # "(that's) about standing on my own feet", "about not being wasteful": the doing is the item
+        or (len(idx) > 1 and doc[idx[0]].lower_ == "about" and _doing_at(doc, idx, 1))
     ):
         idx.pop(0)
     untrimmed = len(idx)
@@ -125,6 +125,14 @@ def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
     if not idx or not any(sum(ch.isalpha() for ch in doc[i].text) > 1 for i in idx):
         return None
     return _text(doc, idx), idx
+
+
+def _doing_at(doc: Doc, idx: list[int], n: int) -> bool:
+    """Whether the label's words from the `n`th on open a doing, negated or not ("standing …",
+    "not being wasteful")."""
+    if n < len(idx) and doc[idx[n]].lower_ in {"not", "never"}:
+        n += 1
+    return n < len(idx) and doc[idx[n]].lower_.endswith("ing")
 
 
 def _text(doc: Doc, idx: list[int]) -> str:

@@ -1050,3 +1050,14 @@ async def test_a_grid_pole_keeps_its_no_and_drops_the_wanting(
     typed = await _typed(offline_engine, text, "repertory_grid", question="Which do you prefer, and why?")
     poles = {label for kind, label in typed if kind == "emergent_pole"}
     assert poles == {pole}, typed
+
+
+async def test_what_it_is_about_is_the_item_also_when_negated(offline_engine: ExtractionEngine) -> None:
+    # "about not being wasteful" kept its "about" ("why about not being wasteful is important to you?")
+    labels = await _labels(
+        offline_engine,
+        "I want to save money, and in the end that's about not being wasteful.",
+        "means_end_chain",
+        question="Why does that matter to you?",
+    )
+    assert "not being wasteful" in labels, labels

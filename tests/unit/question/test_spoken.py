@@ -104,6 +104,14 @@ from tests.unit.question.conftest import asked_over_turns, follow_up
         # "to" and a doing is no place: "the need to feel looking after as a customer" was a slip
         ("need to feel looked after as a customer", "needing to feel looked after as a customer"),
         ("look for a new grinder", "looking for a new grinder"),  # a doing "for" (not "room for")
+        # a subject that "can": said back as it was, the clause read "the clear microphone leads to
+        # friends can actually understand you on voice chat"
+        (
+            "friends can actually understand me on voice chat",
+            "your friends being able to actually understand you on voice chat",
+        ),
+        ("driver can never find the flat", "the driver never being able to find the flat"),
+        ("the app cannot load", "the app not being able to load"),
         ("making coffee at home was cheaper", "making coffee at home being cheaper"),
         # "an" is no past form of "a" ("scrolling for half aing hour")
         ("scrolling for half an hour", "scrolling for half an hour"),
@@ -171,6 +179,9 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
         # a thing "for" its purpose is no doing ("What made rooming for a whole litre the moment …?")
         ("room for a whole litre", "room for a whole litre"),
         ("need for speed", "need for speed"),
+        # a noun a relative clause describes is no verb ("the ear hooking that keep them in place")
+        ("ear hooks that keep them in place", "ear hooks that keep them in place"),
+        ("cushions that press on my glasses", "cushions that press on your glasses"),
     ],
 )
 def test_things_stay_things_in_the_second_person(spoken: SpokenLabels, label: str, said: str) -> None:
