@@ -200,10 +200,10 @@ def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
     second = doc[idx[1]].lower_
     if second in _SUBJECTS:
         return True
-    # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café") with its
-    # verb close behind
+    # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café", "the queue at
+    # the station café") with its verb close behind
     opens = second in CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
-    return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:6])
+    return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:8])
 
 
 def _word_count(doc: Doc, idx: list[int]) -> int:

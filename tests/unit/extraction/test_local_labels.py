@@ -694,6 +694,13 @@ async def test_realised_before_a_gerund_subject_is_a_hedge(offline_engine: Extra
         question="What was going wrong?",
     )
     assert "waiting at the café took too long" in labels, labels
+    # a subject of a few words more before its verb ("realised the queue at the station café")
+    labels = await _labels(
+        offline_engine,
+        "I missed my train, and because of that I realised the queue at the station café took too long.",
+        question="What was going wrong?",
+    )
+    assert "queue at the station café took too long" in labels, labels
 
 
 async def test_what_comes_to_mind_is_the_item(offline_engine: ExtractionEngine) -> None:
