@@ -11,7 +11,8 @@ from spacy.util import filter_spans
 from services.extraction.nlp import NlpPipeline
 
 _MOD: dict[str, Any] = {"POS": {"IN": ["ADJ", "NOUN", "PROPN", "NUM"]}, "OP": "*"}
-_HEAD: dict[str, Any] = {"POS": {"IN": ["NOUN", "PROPN"]}}
+_HEAD_POS = ("NOUN", "PROPN")
+_HEAD: dict[str, Any] = {"POS": {"IN": list(_HEAD_POS)}}
 # A gerund used as a noun modifier or head: "noise cancelling", "the cancelling".
 _ING: dict[str, Any] = {"POS": "VERB", "LOWER": {"REGEX": "ing$"}}
 
@@ -59,7 +60,7 @@ def split_at(chunks: list[Span], cuts: list[Span]) -> list[Span]:
         for i in range(chunk.start, chunk.end + 1):
             if i == chunk.end or i in cut:
                 piece = chunk.doc[start:i]
-                if len(piece) and piece[-1].pos_ in _HEAD["POS"]["IN"]:
+                if len(piece) and piece[-1].pos_ in _HEAD_POS:
                     out.append(piece)
                 start = i + 1
     return out

@@ -243,23 +243,18 @@ def _nounish(doc: Doc, lemmas: list[str], i: int) -> bool:
     return tok.is_alpha and _closed_class(tok.lower_, tok) is None
 
 
-def _relation_verb(doc: Doc, tags: list[str], lemmas: list[str], i: int, cands: set[str]) -> bool:
-    """Whether token `i` is a verb relating the noun phrase before it to the one after its
-    preposition ("sound quality | conflicts with | a low price"), not a noun ("the results in").
-    """
+def _relation_subject_end(
+    doc: Doc, tags: list[str], lemmas: list[str], i: int, cands: set[str]
+) -> int | None:
+    """Where the noun phrase before token `i` ends, when `i` is a verb relating it to the one after
+    its preposition ("sound quality | conflicts with | a low price"); None for a noun ("the results
+    in")."""
     prep = RELATION_VERBS.get(lemmas[i])
     if prep is None or "VERB" not in cands or i + 1 >= len(doc) or doc[i + 1].lower_ != prep:
-        return False
+        return None
     j = _prev_content(tags, i)
-    return j >= 0 and tags[j] in {"NOUN", "PROPN", "ADJ", "VERB"} and doc[j].lower_ not in POSSESSIVES
-
-
-def _end_subject(doc: Doc, tags: list[str], lemmas: list[str], i: int, lexicon: PosLexicon) -> None:
-    """The word before a relation verb ends its subject: read as a noun when it can be one (it was
-    read as a modifier of the verb, taken for a noun: "sound | quality | conflicts")."""
-    j = _prev_content(tags, i)
-    if tags[j] == "ADJ" and "NOUN" in lexicon.candidates(lemmas[j], doc[j].lower_):
-        tags[j] = "NOUN"
+    subject = j >= 0 and tags[j] in {"NOUN", "PROPN", "ADJ", "VERB"} and doc[j].lower_ not in POSSESSIVES
+    return j if subject else None
 
 
 def tag_doc(doc: Doc, lexicon: PosLexicon) -> None:
@@ -301,9 +296,12 @@ def tag_doc(doc: Doc, lexicon: PosLexicon) -> None:
                 closed = "PROPN" if tok.is_title and i > 0 and not doc[i - 1].is_sent_end else "NOUN"
                 if not tok.is_alpha:
                     closed = "X" if not any(c.isalpha() for c in low) else "NOUN"
-            elif _relation_verb(doc, tags, lemmas, i, cands):
+            elif (j := _relation_subject_end(doc, tags, lemmas, i, cands)) is not None:
                 closed = "VERB"
-                _end_subject(doc, tags, lemmas, i, lexicon)
+                # the subject's last word was read as a modifier of the verb, taken for a noun
+                # ("sound | quality | conflicts"): a noun when it can be one
+                if tags[j] == "ADJ" and "NOUN" in lexicon.candidates(lemmas[j], doc[j].lower_):
+                    tags[j] = "NOUN"
             elif len(cands) == 1:
                 closed = next(iter(cands))
                 if closed == "ADV" and low in COMMON_ADVERBS:

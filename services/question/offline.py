@@ -31,6 +31,7 @@ from services.question.places import (
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
 from services.question.text import (
+    ARTICLES,
     clean_label,
     has_placeholder,
     head_words,
@@ -96,7 +97,7 @@ def is_plural(label: str) -> bool:
     if not words:
         return False
     rest = label.lower().split()[len(words) : len(words) + 1]
-    core = words[1:] if len(words) > 1 and words[0] in {"the", "your", "a", "an"} else words
+    core = words[1:] if len(words) > 1 and words[0] in ARTICLES else words
     if len(core) == 2 and _is_number(core[0]) and rest == ["of"]:
         return False  # "(the) thirty hours of battery leads to …": an amount of something, one quantity
     if len(core) > 1 and core[0].endswith("ing") and core[0] not in _ING_NOUNS:
@@ -407,9 +408,9 @@ class FollowUpComposer:
 
     def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
         templates = self._mode_templates(family)
+        spoken = values.get("focus", "")
         if self._doing:
             place, clause = "place" in values, "clause" in values
-            spoken = values.get("focus", "")
             state, absent = is_state(spoken), is_absence(spoken)
             templates = [
                 x
@@ -420,7 +421,6 @@ class FollowUpComposer:
             templates = [
                 x for t in templates if (x := placed(t, self._preposition, day=self._day)) is not None
             ]
-        spoken = values.get("focus", "")
         templates = [t for t in templates if not negates_again(t, spoken)]
         start = stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)

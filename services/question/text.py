@@ -106,7 +106,7 @@ def head_words(phrase: str) -> list[str]:
 
 
 # Words a label may open with that say nothing of what it names ("the app", "your app").
-_LIST_ARTICLES = frozenset({"the", "a", "an", "your"})
+ARTICLES = frozenset({"the", "a", "an", "your"})
 
 
 def join_labels(labels: Iterable[str], limit: int = 3) -> str:
@@ -115,7 +115,7 @@ def join_labels(labels: Iterable[str], limit: int = 3) -> str:
     A label whose words another label says and more is left to that one: "the app, the supermarket
     app and …" lists "the supermarket app" once."""
     cleaned = [c for c in (clean_label(label) for label in labels) if c]
-    words = [(frozenset(c.lower().split()) - _LIST_ARTICLES) or frozenset(c.lower().split()) for c in cleaned]
+    words = [(frozenset(c.lower().split()) - ARTICLES) or frozenset(c.lower().split()) for c in cleaned]
     seen: list[str] = []
     for i, label in enumerate(cleaned):
         if label.lower() in {s.lower() for s in seen} or any(words[i] < other for other in words):
