@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from shared.channels import STARTUP_RECONNECT_OPTIONS
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
@@ -45,6 +46,7 @@ def open_channel(options: ConnectionOptions) -> grpc.Channel:
     channel_options = [
         ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
         ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
+        *STARTUP_RECONNECT_OPTIONS,
     ]
     if not (options.tls or options.ca_file):
         return grpc.insecure_channel(options.target, options=channel_options)

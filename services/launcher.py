@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from shared.channels import STARTUP_RECONNECT_OPTIONS
+
 # Start order: dependencies of the orchestrator first.
 SERVICES: tuple[tuple[str, str, int], ...] = (
     ("extraction", "EXTRACTION_PORT", 50052),
@@ -57,7 +59,7 @@ def child_env(env: Mapping[str, str], ports: Mapping[str, int]) -> dict[str, str
 async def wait_healthy(port: int, timeout_s: float) -> bool:
     """Poll grpc.health.v1 Check("") on `port` until SERVING or the timeout passes."""
     deadline = asyncio.get_running_loop().time() + timeout_s
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=STARTUP_RECONNECT_OPTIONS) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while asyncio.get_running_loop().time() < deadline:
             try:

@@ -49,6 +49,15 @@ _deadline: ContextVar[float | None] = ContextVar("interview_inbound_deadline", d
 
 ResponseT = TypeVar("ResponseT")
 
+# For a channel that waits for a server to come up. gRPC's default reconnect backoff grows to 120 s,
+# so a poller that first knocked while the server was still loading models could miss it being up
+# for a minute or more; capped at one second, it notices within a second of the port opening.
+STARTUP_RECONNECT_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+)
+
 
 # -- request context (set by the server bootstrap, read by channels) --------------------------------
 def current_request_id() -> str | None:

@@ -11,6 +11,7 @@ import grpc
 import grpc.aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from shared.channels import STARTUP_RECONNECT_OPTIONS
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 
@@ -42,6 +43,7 @@ class InterviewClient:
             options=[
                 ("grpc.max_receive_message_length", _MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", _MAX_MESSAGE_BYTES),
+                *STARTUP_RECONNECT_OPTIONS,
             ],
         )
         self._stub = orchestrator_pb2_grpc.InterviewServiceStub(self._channel)
