@@ -45,6 +45,10 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         # buying a grinder matter?"): the forces around either are asked
         ("push_pull", "solution"): "push_pull_solution",
         ("push_pull", "timeline_event"): "push_pull_event",
+        # what held them back is asked of what pulled them and of a moment, not what was hard to
+        # give up about either ("… when it came to missing your train twice in one week?")
+        ("anxiety_habit", "pull"): "anxiety_of_pull",
+        ("anxiety_habit", "timeline_event"): "anxiety_habit_event",
         # a problem is no job to get sorted ("what would getting having palpitations sorted make
         # possible?"): the job it stood in the way of is asked
         ("job", "push"): "job_behind_push",

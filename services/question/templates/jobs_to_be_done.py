@@ -84,6 +84,27 @@ FAMILIES: dict[str, Templates] = {
         ),
         keywords=("anxiety", "habit", "worried", "almost stopped", "give up", "old way"),
     ),
+    # The anxiety_habit family's questions for what pulled them (`fit.fitting_family`): nothing
+    # about a promise was given up ("What was hard to give up when it came to having fresh coffee in
+    # two minutes?"), so what held them back from it is asked. No keywords: never chosen by name.
+    "anxiety_of_pull": Templates(
+        node=(
+            "Even though {focus} appealed to you, what worried you about switching?",
+            "What almost stopped you from switching, when it came to {focus}?",
+            "What did you like about the old way, compared with {focus}?",
+            "What worried you about {focus} when you were deciding?",
+        ),
+    ),
+    # ... and for a moment of the switch timeline ("missed my train twice", "read reviews"): the
+    # moment is no worry of its own; what held them back around it is asked.
+    "anxiety_habit_event": Templates(
+        node=(
+            "Around the time of {focus}, what almost stopped you from switching?",
+            "Around the time of {focus}, what worried you about changing?",
+            "Around the time of {focus}, what kept you with the old way?",
+            "What was hard to give up about the old way around the time of {focus}?",
+        ),
+    ),
     "job": Templates(
         node=(
             "When {focus} came up, what were you really trying to get done?",

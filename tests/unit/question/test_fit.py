@@ -183,6 +183,35 @@ def test_push_and_pull_are_asked_around_a_solution_or_a_moment(
     assert not any(w in q for q in asked for w in wrong), asked
 
 
+@pytest.mark.parametrize(
+    ("node_type", "label", "family"),
+    [
+        ("pull", "fresh coffee in two minutes", "anxiety_of_pull"),
+        ("timeline_event", "missed my train twice in one week", "anxiety_habit_event"),
+    ],
+)
+def test_what_held_them_back_is_asked_around_a_pull_or_a_moment(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, node_type: str, label: str, family: str
+) -> None:
+    # "What was hard to give up when it came to having fresh coffee in two minutes?", "What concerns
+    # did you have about missing your train twice in one week before you committed?"
+    jtbd = methodologies.get("jobs_to_be_done")
+    focus = FocusNode(node_id="x", label=label, node_type=node_type)
+    assert fitting_family("anxiety_habit", focus, jtbd) == family
+    strategy = "probe_anxiety_habit"
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", strategy, focus, range(3, 40))
+    assert len(asked) == 4, asked
+    said = spoken.say(label)[0]
+    assert all(said in q for q in asked), asked
+    misfits = (f"give up when it came to {said}", "concerns did you have about")
+    assert not any(w in q for q in asked for w in misfits), asked
+    # each still asks for a force that holds a switch back, in words a respondent reads as one
+    assert all(any(w in q for w in ("worried", "almost stopped", "old way")) for q in asked), asked
+    # a solution keeps the whole family: the old one was hard to give up, the new one worrying
+    solution = FocusNode(node_id="s", label="capsule machine", node_type="solution")
+    assert fitting_family("anxiety_habit", solution, jtbd) == "anxiety_habit"
+
+
 @pytest.mark.parametrize("node_type", ["desired_outcome", "job", "emotional_social_job"])
 def test_a_goal_is_asked_what_it_promised_not_what_went_wrong(
     methodologies: MethodologyRegistry, spoken: SpokenLabels, node_type: str
