@@ -59,6 +59,7 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         # was after then; a solution is hired for a job ("… getting the capsule machine sorted")
         ("job", "timeline_event"): "job_at_event",
         ("job", "solution"): "job_of_solution",
+        ("job", "hiring_criterion"): "job_of_criterion",
         # the pole a person does not prefer is laddered through the preference ("which side of
         # constant adverts appeals to you more, and why?"), never as if it were valued ("what do ads
         # every ten minutes give you?", "why is endless scrolling important to you?")

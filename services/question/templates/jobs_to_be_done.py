@@ -111,7 +111,7 @@ FAMILIES: dict[str, Templates] = {
             "What would getting {focus} sorted make possible for you?",
             "How would you know that {focus} had gone well?",
             "What bigger goal {is} {focus} part of for you?",
-            "In that situation with {focus}, what progress were you trying to make?",
+            "When it came to {focus}, what progress were you trying to make?",
         ),
         keywords=("job", "get done", "progress", "trying to"),
     ),
@@ -122,7 +122,7 @@ FAMILIES: dict[str, Templates] = {
         node=(
             "Thinking back to {focus}, what were you really trying to get done at the time?",
             "What would you have been able to do if {focus} hadn't stood in your way?",
-            "In that situation with {focus}, what progress were you trying to make?",
+            "When it came to {focus}, what progress were you trying to make?",
             "Around the time of {focus}, what were you trying to make progress on?",
         ),
     ),
@@ -134,6 +134,17 @@ FAMILIES: dict[str, Templates] = {
             "What would {focus} have made possible for you?",
             "What bigger goal {is} {focus} part of for you?",
             "Why did {focus} matter so much to you at the time?",
+        ),
+    ),
+    # The job family's questions for a reason a solution was hired ("under 100 euros", "fits on the
+    # counter"): a criterion is no job to get sorted nor a goal ("What bigger goal are under 100
+    # euros part of?"); what made it count is asked.
+    "job_of_criterion": Templates(
+        node=(
+            "Why did {focus} matter to you when you were choosing?",
+            "What were you really trying to get done that made {focus} matter?",
+            "What would {focus} make possible for you?",
+            "What did {focus} mean for what you were trying to get done?",
         ),
     ),
     # The job family's questions for a solution in focus ("capsule machine", "barista course"): a

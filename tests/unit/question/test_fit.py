@@ -335,6 +335,30 @@ def test_a_fitted_family_falls_back_like_the_family_it_stands_for(
     assert not any(q.startswith(("Besides", "Apart from")) for q in later), later
 
 
+@pytest.mark.parametrize(
+    ("node_type", "label"),
+    [
+        ("desired_outcome", "reduce errors in the early hours"),
+        ("situation", "work from home alone all day"),
+        ("push", "queue at the station café took too long"),
+        ("hiring_criterion", "fits on our tiny kitchen counter"),
+    ],
+)
+def test_the_job_is_asked_of_an_outcome_a_situation_a_push_or_a_criterion_in_plain_words(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, node_type: str, label: str
+) -> None:
+    # "In that situation with reducing errors in the early hours, what progress …?", "What bigger
+    # goal are under 100 euros part of for you?", "What would getting … sorted make possible?"
+    focus = FocusNode(node_id="x", label=label, node_type=node_type)
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", focus, range(3, 40))
+    assert len(asked) >= 4, asked
+    assert all(spoken.say(label)[0] in q for q in asked), asked
+    assert not any("situation with" in q for q in asked), asked
+    if node_type == "hiring_criterion":
+        assert fitting_family("job", focus, methodologies.get("jobs_to_be_done")) == "job_of_criterion"
+        assert not any("sorted" in q or "gone well" in q or "bigger goal" in q for q in asked), asked
+
+
 def test_a_pull_is_asked_what_job_it_promised_to_do(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:
