@@ -425,3 +425,32 @@ def test_after_a_check_the_interview_moves_on(registry: MethodologyRegistry, nam
     scene.node_last_strategy = {"focus": check}
     top = rank(registry.get(name), scene)[0]
     assert top[1] not in CHECKS[name] and top[1] != ROLES[name][3], top
+
+
+def test_a_switch_interview_asks_what_held_back_a_solution_whose_forces_it_has_heard(
+    registry: MethodologyRegistry,
+) -> None:
+    # In 36 simulated switch interviews no anxiety or habit was ever asked about and no alternative
+    # compared: what pushed and pulled was asked again instead, even of the job ("What did you hope
+    # being awake before your first meeting would let you do?"). Once a solution's push or pull is
+    # known and its job laddered, the forces that held the switch back come next.
+    cfg = registry.get("jobs_to_be_done")
+    scene = mid(last="dig_for_job")
+    heard = FRESH | {
+        "graph.node.focus_count": "low",
+        "graph.node.has_outgoing": True,
+        "graph.node.recency_score": 0.8,
+        "graph.node.exhaustion_score": 0.2,
+        "technique.node.strategy_repetition": "low",
+    }
+    scene.nodes = {"capsule machine": dict(heard), "be awake": dict(heard)}
+    scene.node_last_strategy = {"capsule machine": "probe_push_pull", "be awake": "dig_for_job"}
+    holding_back = ("probe_anxiety_habit", "compare_alternatives")
+    # what held a switch back is asked of a solution or what pulled towards it, never of the job
+    # ("What worried you about being awake … when you were deciding?")
+    for name in holding_back:
+        strategy = cfg.strategy(name)
+        assert strategy is not None and "solution" in strategy.focus_node_types, name
+        assert not {"job", "emotional_social_job", "desired_outcome"} & set(strategy.focus_node_types), name
+    ranked = [c for c in rank(cfg, scene) if not (c[2] == "be awake" and c[1] in holding_back)]
+    assert ranked[0][1:] == ("probe_anxiety_habit", "capsule machine"), ranked[:3]
