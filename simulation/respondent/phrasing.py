@@ -86,6 +86,13 @@ _BY_EDGE: dict[tuple[str, bool], Table] = {
         (None, "clause"): ("Mainly because {t}.", "Because {t}."),
         (None, "np"): ("Mainly because of {t}.",),
     },
+    # a firing criterion is why a solution was dropped, not chosen ("I chose energy drinks because I
+    # crashed after two hours"): `_edge` reads decided_by to one as this
+    ("fired_by", True): {
+        ("np", "clause"): ("I stopped using {s} because {t}.", "What put me off {s} was that {t}."),
+        (None, "clause"): ("I gave up on it because {t}.", "I stopped because {t}."),
+        (None, "np"): ("I dropped it mainly because of {t}.",),
+    },
     ("holds_back", False): {
         ("np", "clause"): ("What almost held me back from {s} was that {t}.",),
         (None, "clause"): (
@@ -163,6 +170,10 @@ _CONTINUE_BY_EDGE: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "teaches": {"clause": (", and what I took from it is that {t}.",), "np": (", and the lesson is {t}.",)},
     "decided_by": {"clause": (", and I chose it because {t}.",), "np": (", mainly because of {t}.",)},
+    "fired_by": {
+        "clause": (", and I gave up on it because {t}.",),
+        "np": (", and I dropped it because of {t}.",),
+    },
     "gives_rise_to": {"clause": (", and because of that I realised {t}.",)},
 }
 _OPENERS_LADDER: dict[str, tuple[str, ...]] = {
@@ -182,8 +193,15 @@ def pick(element: HiddenElement, rng: random.Random, *, shortest: bool = False) 
     return rng.choice(element.phrasings)
 
 
-def _table(link: HiddenLink, methodology: str, forward: bool) -> Table:
-    specific = _BY_EDGE.get((link.edge_type, forward))
+def _edge(link: HiddenLink, target: HiddenElement) -> str:
+    """The link's edge type as spoken: decided_by to a firing criterion is why it was dropped."""
+    if link.edge_type == "decided_by" and target.node_type == "firing_criterion":
+        return "fired_by"
+    return link.edge_type
+
+
+def _table(link: HiddenLink, target: HiddenElement, methodology: str, forward: bool) -> Table:
+    specific = _BY_EDGE.get((_edge(link, target), forward))
     if specific is not None:
         return specific
     if not forward:
@@ -202,7 +220,7 @@ def link_sentence(
     shortest: bool = False,
 ) -> str:
     """A sentence revealing `target` in relation to `source` through `link`."""
-    table = _table(link, methodology, link.source == source.id)
+    table = _table(link, target, methodology, link.source == source.id)
     t_form = target.form.value
     key: tuple[str | None, str] = (source.form.value if restate else None, t_form)
     if key not in table:
@@ -224,7 +242,7 @@ def continue_sentence(
 ) -> str:
     """`previous` (which just said the link's other end) extended by a clause revealing `target`."""
     options = _CONTINUE_LADDER if methodology in LADDER_METHODS else _CONTINUE_EVENTS
-    specific = _CONTINUE_BY_EDGE.get(link.edge_type, {}) if link.target == target.id else {}
+    specific = _CONTINUE_BY_EDGE.get(_edge(link, target), {}) if link.target == target.id else {}
     clause = rng.choice(specific.get(target.form.value) or options[target.form.value]).format(
         t=pick(target, rng, shortest=shortest)
     )

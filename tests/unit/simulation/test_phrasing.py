@@ -1,0 +1,54 @@
+"""The offline respondent's sentences say a link the way a person would."""
+
+from __future__ import annotations
+
+import random
+
+from simulation.respondent.phrasing import continue_sentence, link_sentence
+from simulation.scenarios import ElementForm, HiddenElement, HiddenLink
+
+DRINKS = HiddenElement(
+    id="sol_drinks", node_type="solution", label="energy drinks", phrasings=("energy drinks",)
+)
+CRASH = HiddenElement(
+    id="f_crash",
+    node_type="firing_criterion",
+    label="crash after two hours",
+    phrasings=("I crashed after two hours",),
+    form=ElementForm.CLAUSE,
+)
+HOT = HiddenElement(
+    id="hc_hot",
+    node_type="hiring_criterion",
+    label="stays hot for twelve hours",
+    phrasings=("it stays hot for twelve hours",),
+    form=ElementForm.CLAUSE,
+)
+CHOSEN = ("chose", "sold me")
+DROPPED = ("stopped", "put me off", "gave up", "dropped")
+
+
+def _said(target: HiddenElement) -> set[str]:
+    link = HiddenLink(source=DRINKS.id, target=target.id, edge_type="decided_by")
+    said: set[str] = set()
+    for seed in range(40):
+        for restate in (True, False):
+            rng = random.Random(seed)
+            said.add(link_sentence(DRINKS, target, link, "jobs_to_be_done", rng, restate=restate))
+        rng = random.Random(seed)
+        said.add(continue_sentence("I used energy drinks.", target, link, "jobs_to_be_done", rng))
+    return said
+
+
+def test_a_firing_criterion_is_why_a_solution_was_dropped_not_chosen() -> None:
+    # "I chose energy drinks because I crashed after two hours" said the opposite of the scenario
+    said = _said(CRASH)
+    assert len(said) >= 3, said
+    assert all(any(w in s for w in DROPPED) for s in said), said
+    assert not any(w in s for s in said for w in CHOSEN), said
+
+
+def test_a_hiring_criterion_is_still_why_it_was_chosen() -> None:
+    said = _said(HOT)
+    assert any(w in s for s in said for w in CHOSEN), said
+    assert not any(w in s for s in said for w in DROPPED), said
