@@ -10,20 +10,16 @@ from simulation.scenarios import ElementForm, HiddenElement, HiddenLink
 DRINKS = HiddenElement(
     id="sol_drinks", node_type="solution", label="energy drinks", phrasings=("energy drinks",)
 )
-CRASH = HiddenElement(
-    id="f_crash",
-    node_type="firing_criterion",
-    label="crash after two hours",
-    phrasings=("I crashed after two hours",),
-    form=ElementForm.CLAUSE,
-)
-HOT = HiddenElement(
-    id="hc_hot",
-    node_type="hiring_criterion",
-    label="stays hot for twelve hours",
-    phrasings=("it stays hot for twelve hours",),
-    form=ElementForm.CLAUSE,
-)
+
+
+def _clause(element_id: str, node_type: str, label: str, phrasing: str) -> HiddenElement:
+    return HiddenElement(
+        id=element_id, node_type=node_type, label=label, phrasings=(phrasing,), form=ElementForm.CLAUSE
+    )
+
+
+CRASH = _clause("f_crash", "firing_criterion", "crash after two hours", "I crashed after two hours")
+HOT = _clause("hc_hot", "hiring_criterion", "stays hot for twelve hours", "it stays hot for twelve hours")
 CHOSEN = ("chose", "sold me")
 DROPPED = ("stopped", "put me off", "gave up", "dropped")
 
