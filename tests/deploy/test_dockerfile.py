@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import socket
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from tests.deploy.helpers import ROOT
+from tests.ports import closed_port
 
 DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
@@ -303,9 +303,7 @@ async def test_probe_checks_a_named_service(health_server: HealthServer) -> None
 
 
 async def test_probe_fails_when_nothing_listens() -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago and has no listener now
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = closed_port()
     code, output = await probe("--port", str(port), "--timeout", "2")
     assert code == 1 and "UNAVAILABLE" in output, output
 

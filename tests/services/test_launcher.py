@@ -9,7 +9,6 @@ that was already answering the orchestrator. The pollers cap the backoff at a se
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import grpc
 import grpc.aio
@@ -19,15 +18,10 @@ from grpc_health.v1._async import HealthServicer
 from cli.connection import SERVICE_NAME, Client, ConnectionOptions, open_channel, wait_until_serving
 from services.launcher import wait_healthy
 from simulation.client import SERVICE, InterviewClient
+from tests.ports import closed_port
 
 LATE_S = 12.0  # the server opens its port this long after the pollers start
 MARGIN_S = 3.0  # a capped backoff sees it within about a second; the default one not before ~15 s
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def _serve_late(port: int, names: tuple[str, ...]) -> grpc.aio.Server:
@@ -58,7 +52,7 @@ def _cli_wait(port: int) -> str:
 
 
 async def test_pollers_see_a_server_that_opens_its_port_late() -> None:
-    launcher_port, simulation_port, cli_port = (_free_port() for _ in range(3))
+    launcher_port, simulation_port, cli_port = (closed_port() for _ in range(3))
     servers = asyncio.gather(
         _serve_late(launcher_port, ()),
         _serve_late(simulation_port, (SERVICE,)),
@@ -79,4 +73,4 @@ async def test_pollers_see_a_server_that_opens_its_port_late() -> None:
 
 
 async def test_launcher_gives_up_on_a_port_that_never_opens() -> None:
-    assert await wait_healthy(_free_port(), 1.5) is False
+    assert await wait_healthy(closed_port(), 1.5) is False

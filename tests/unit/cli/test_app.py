@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from cli.app import EXIT_RPC, EXIT_USAGE, build_parser, main
 from cli.settings import ClientSettings
-
-
-def _closed_target() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"127.0.0.1:{sock.getsockname()[1]}"
+from tests.ports import closed_port
 
 
 def test_connection_options_work_before_and_after_the_subcommand() -> None:
@@ -56,7 +49,7 @@ def test_unreadable_ca_file_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 
 
 def test_unreachable_service_exits_1_with_one_line_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    target = _closed_target()
+    target = f"127.0.0.1:{closed_port()}"
     assert main(["--target", target, "sessions", "list", "--page-size", "5"]) == EXIT_RPC
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from concurrent import futures
@@ -18,6 +17,7 @@ from grpc_status import rpc_status
 from cli.errors import describe, parse_rpc_error
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
+from tests.ports import closed_port
 
 
 def _packed(message: object) -> any_pb2.Any:
@@ -169,14 +169,8 @@ async def test_client_deadline_is_reported_without_server_details(server: Served
     assert describe(failure, target) == f"DEADLINE_EXCEEDED: no answer from the service at {target} in time"
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 async def test_nothing_listening_is_not_reachable() -> None:
-    target = f"127.0.0.1:{_closed_port()}"
+    target = f"127.0.0.1:{closed_port()}"
     failure = parse_rpc_error(await _aio_error(target, "invalid"))
     assert failure.code == grpc.StatusCode.UNAVAILABLE and not failure.rich
     line = describe(failure, target)

@@ -3,12 +3,11 @@ clients a service uses are opened with a free model listing (no completion reach
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from shared.llm import LLMClientName, LLMSettings
 from tests.fakes.llm_server import FakeLLMServer, Reply, fake_llm_settings
+from tests.ports import closed_port
 from tests.unit.llm.conftest import BuildClients
 
 
@@ -64,9 +63,7 @@ async def test_warm_up_opens_the_named_clients_connection_which_the_first_call_r
 async def test_a_provider_that_cannot_be_reached_is_left_to_the_first_call(
     build_clients: BuildClients, fake_llm: FakeLLMServer
 ) -> None:
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    dead = f"http://127.0.0.1:{closed_port()}"
     settings = fake_llm_settings(fake_llm, "anthropic", base_url=dead)
     clients = await build_clients(settings)
     assert await clients.preconnect([LLMClientName.EXTRACTION, "scoring"]) == {

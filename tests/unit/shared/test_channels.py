@@ -5,7 +5,6 @@ Server A's `Forward` handler calls server B through `shared.channels.call`; B an
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import grpc
@@ -17,6 +16,7 @@ from grpc_status import rpc_status
 from shared.channels import call, create_channel, effective_timeout, set_inbound_deadline
 from shared.errors import DependencyDeadlineError, DependencyUnavailableError
 from shared.settings import ServiceSettings
+from tests.ports import closed_port
 
 SETTINGS_A = ServiceSettings(service_name="svc-a")
 # Server-side time_remaining() is computed against the wall clock and can read a few ms above the
@@ -114,9 +114,7 @@ async def test_field_violations_survive_the_hop(
 async def test_unreachable_dependency_is_unavailable_naming_it(
     grpc_server_factory: Any, probe: Any, probe_client: Any
 ) -> None:
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        free_port = sock.getsockname()[1]
+    free_port = closed_port()
     _, channel_a = await grpc_server_factory(SETTINGS_A, [probe])
     forward = probe_client(channel_a).unary("Forward")({"target": f"127.0.0.1:{free_port}", "timeout": 5.0})
     with pytest.raises(grpc.aio.AioRpcError) as info:

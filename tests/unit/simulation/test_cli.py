@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
 
 from simulation.cli import main
 from simulation.settings import SimulationSettings
+from tests.ports import closed_port
 
 
 def _settings() -> SimulationSettings:
@@ -63,8 +63,6 @@ def test_scenario_must_belong_to_the_concept(capsys: pytest.CaptureFixture[str],
 
 
 def test_wait_reports_a_service_that_is_not_there(capsys: pytest.CaptureFixture[str]) -> None:
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = closed_port()
     assert main(["wait", "--target", f"127.0.0.1:{port}", "--timeout", "0.5"], _settings()) == 1
     assert "not serving" in capsys.readouterr().out
