@@ -135,9 +135,16 @@ class LexiconFile(BaseModel):
     # node types that name something that went wrong: an item of one whose own words read well once
     # negated ("there were no problems", "the van wasn't late") names no friction and is none
     friction_types: list[str] = Field(default_factory=list)
-    # node type -> endings of "<left side> <connective>" that type the bare clause the connective
-    # introduces ("that was because" -> attribution, "what i took from it" -> learning)
+    # node type -> endings of "<left side> <connective>" that type the clause the connective
+    # introduces ("that was because" -> attribution, "what i took from it" -> learning); "*" stands
+    # for one to four words ("stopped using * because": whatever was stopped). The respondent's own
+    # framing beats the interviewer's question (and, where question types override cues, cues too)
     reason_types: dict[str, list[str]] = Field(default_factory=dict)
+    # node type -> heads of a pseudo-cleft ("what put me off" in "What put me off X was that Y"): Y is
+    # an item of that type, X (between the head and "was") names only what it is about
+    cleft_types: dict[str, list[str]] = Field(default_factory=dict)
+    # node type -> edge types tried first between a cleft's focus of that type and what its gap names
+    cleft_edges: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class LexiconError(ValueError):
@@ -156,6 +163,24 @@ class Cue:
     exact: bool
     weak: bool
     rank: int  # position of the node type in the lexicon (earlier = preferred on ties)
+
+
+@dataclass(frozen=True)
+class FrameMatch:
+    """A `reason_types` ending found at the end of a connective's lead-in."""
+
+    node_type: str
+    words: int  # how many words of the lead-in (connective included) the ending covers
+
+
+@dataclass(frozen=True)
+class CleftHead:
+    """A `cleft_types` head found in a doc at tokens [start, end)."""
+
+    node_type: str
+    text: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -232,6 +257,18 @@ class CueLexicon:
         self._adverbs = sorted(SPOKEN_ADVERBS - in_cues)
         for type_name, mode, raw, rank in entries:
             self._add(pipeline, type_name, mode, raw, rank)
+        self._reasons = [
+            (node_type, _ending(phrase))
+            for node_type, phrases in spec.reason_types.items()
+            for phrase in phrases
+        ]
+        self._cleft_matcher = PhraseMatcher(pipeline.nlp.vocab, attr="LEMMA")
+        self._cleft_types: dict[str, tuple[str, str]] = {}
+        for node_type, heads in spec.cleft_types.items():
+            for head in heads:
+                key = f"cleft:{len(self._cleft_types)}"
+                self._cleft_types[key] = (node_type, head.lower())
+                self._cleft_matcher.add(key, [pipeline.parse(head.lower())])
 
     def _add(self, pipeline: NlpPipeline, node_type: str, mode: CueMode, raw: str, rank: int) -> None:
         weak = raw.startswith("~")
@@ -268,6 +305,23 @@ class CueLexicon:
         self.cues[key] = Cue(key, node_type, mode, plain.lower(), skip_adverb, exact, weak, rank)
         matcher.add(key, variants)
 
+    def reason_type(self, lead: str) -> FrameMatch | None:
+        """The `reason_types` type whose ending closes `lead` ("i gave up on it because"), if any."""
+        text = " ".join(lead.lower().replace("’", "'").split())
+        for node_type, pattern in self._reasons:
+            found = pattern.search(text)
+            if found is not None:
+                return FrameMatch(node_type, len(found.group(0).split()))
+        return None
+
+    def cleft_heads(self, doc: Doc) -> list[CleftHead]:
+        """Every `cleft_types` head in `doc`, longest first where two start together."""
+        found = [
+            CleftHead(*self._cleft_types[doc.vocab.strings[key]], start, end)
+            for key, start, end in self._cleft_matcher(doc)
+        ]
+        return sorted(found, key=lambda h: (h.start, -(h.end - h.start)))
+
     def matches(self, doc: Doc) -> list[CueMatch]:
         """Every cue occurrence in `doc` (overlaps included; the extractor arbitrates)."""
         out: list[CueMatch] = []
@@ -276,6 +330,12 @@ class CueLexicon:
                 cue = self.cues[doc.vocab.strings[match_id]]
                 out.append(CueMatch(cue, start, end))
         return out
+
+
+def _ending(phrase: str) -> re.Pattern[str]:
+    """A phrase of `reason_types` as a pattern for the end of a lead-in; "*" is one to four words."""
+    words = [r"\S+(?: \S+){0,3}" if w == "*" else re.escape(w) for w in phrase.lower().split()]
+    return re.compile(r"(?:^|(?<= ))" + " ".join(words) + "$")
 
 
 def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> None:
@@ -298,6 +358,13 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
     ]
     problems += [f"question_types.{t}: not a node type" for t in spec.question_types if t not in node_names]
     problems += [f"reason_types.{t}: not a node type" for t in spec.reason_types if t not in node_names]
+    problems += [f"cleft_types.{t}: not a node type" for t in spec.cleft_types if t not in node_names]
+    problems += [
+        f"cleft_edges.{t}: {t!r} is not a node type or {e!r} not an edge type"
+        for t, edges in spec.cleft_edges.items()
+        for e in edges
+        if t not in node_names or e not in edge_names
+    ]
     for key in ("pair_subject_type", "property_type", "placement_type", "vocabulary_type"):
         value = getattr(spec, key)
         if value is not None and value not in node_names:

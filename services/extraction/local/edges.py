@@ -45,8 +45,10 @@ def link_candidates(
     chooser: EdgeChooser,
     anchor: Endpoint | None,
     question: str,
+    given: list[LinkedEdge] | None = None,
 ) -> list[LinkedEdge]:
-    """Every edge the ontology allows between the answer's candidates (and the question's anchor)."""
+    """Every edge the ontology allows between the answer's candidates (and the question's anchor);
+    `given` are edges found already (they count when asking whether the anchor is linked)."""
     prefs = lex.spec.edges
     up = lex.spec.reason_direction == "up"
     edges: list[LinkedEdge] = []
@@ -132,7 +134,7 @@ def link_candidates(
         for cand in cands:
             link(anchor, cand, prefs.example, 0.6, orient_by_level=False)
     anchor_linked = anchor is not None and any(
-        anchor.label in (e.source.label, e.target.label) for e in edges
+        anchor.label in (e.source.label, e.target.label) for e in edges + (given or [])
     )
     if anchor is not None and cands and not anchor_linked and _PROBE.search(question):
         # "why is X important?" may stay on X's level; "what do you like about X?" must go up

@@ -1,9 +1,11 @@
 """The offline (`local`) extractor: cue-typed candidates linked by discourse structure.
 
-Pipeline for one answer: clauses (sentences split at connectives) → cue and vocabulary matches →
-typed candidates per clause → candidates inferred for the bare side of a causal connective →
-edges (connectives, within a clause, in sequence, to the node the question is about). The items
-then pass the same validation as the LLM's (`services.extraction.checking`).
+Pipeline for one answer: clauses (sentences split at connectives and pseudo-clefts) → cue and
+vocabulary matches → typed candidates per clause → the question's type, then the respondent's own
+frame ("what put me off X was that …", "I gave up on it because …") → candidates inferred for the
+bare side of a causal connective → edges (connectives, clefts, within a clause, in sequence, to
+the node the question is about). The items then pass the same validation as the LLM's
+(`services.extraction.checking`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates
+from services.extraction.local.framing import apply_clefts, cleft_links, split_clefts, stated_reasons
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor
 from services.extraction.local.remention import rementions, restated_anchor
 from services.extraction.local.rules import (
@@ -65,7 +68,7 @@ class LocalExtractor:
         doc = analysis.doc
         lex = self.lexicon(methodology)
         markers = [span for span, _ in self.pre.discourse.markers(doc)]
-        parts = clauses(doc, markers)
+        parts, clefts = split_clefts(doc, clauses(doc, markers), lex)
         chunks = split_at(analysis.chunks, markers)
         matches = lex.matches(doc)
         vocab = self._vocabulary_spans(doc, request.concept.vocabulary)
@@ -76,6 +79,11 @@ class LocalExtractor:
             cands.extend(finder.find(doc, clause, prev, matches, vocab, chunks))
         cands = _dedupe(cands)
         cands += question_typed(doc, parts, cands, lex, request.question)
+        # the respondent's own framing ("what put me off X was that …", "I gave up on it because …")
+        # types an item more surely than the question did
+        cands = apply_clefts(doc, clefts, cands, lex)
+        relations = list(analysis.result.discourse_relations)
+        cands, relations = stated_reasons(doc, parts, cands, relations, lex)
         cands += pair_subjects(doc, parts, cands, lex)
         cands += properties(doc, parts, cands, lex, chunks)
         cands += placements(doc, parts, cands, lex)
@@ -89,13 +97,13 @@ class LocalExtractor:
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
         restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP, meta)
-        relations = list(analysis.result.discourse_relations)
         cands += sequence_events(doc, parts, cands, relations, lex)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
         cands = _one_type_per_label(_outside(doc, cands, meta))
         cands.sort(key=lambda c: c.quote_start)
-        edges = link_candidates(doc, parts, cands, relations, lex, chooser, anchor, request.question)
+        edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
+        edges += link_candidates(doc, parts, cands, relations, lex, chooser, anchor, request.question, edges)
         return self._raw(doc, cands, edges, request)
 
     # ---------------------------------------------------------------- candidates

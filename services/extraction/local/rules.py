@@ -133,12 +133,8 @@ def marker_type(lex: CueLexicon, rel: DiscourseRelation) -> str | None:
     "…, and I think that was because Y" explains what happened (an attribution); "what I took from
     it is that Y" draws a lesson.
     """
-    lead = " ".join(((rel.left.text if rel.left is not None else "") + " " + rel.marker).lower().split())
-    lead = lead.replace("’", "'")
-    for node_type, phrases in lex.spec.reason_types.items():
-        if any(lead.endswith(p) for p in phrases):
-            return node_type
-    return None
+    found = lex.reason_type((rel.left.text if rel.left is not None else "") + " " + rel.marker)
+    return found.node_type if found is not None else None
 
 
 # Words that may fill a clause that only points back ("that's really important to me", "I think it
@@ -286,7 +282,8 @@ def question_typed(
     for c in cands:
         if c.from_noun or c.source.startswith("phrase:"):
             continue
-        if lex.spec.question_types_override_cues or not _typed_by_cue(c):
+        if c.node_type != node_type and (lex.spec.question_types_override_cues or not _typed_by_cue(c)):
+            c.asked_from = c.node_type
             c.node_type = node_type
     used = {c.clause for c in cands if not c.from_noun}
     out: list[Candidate] = []
@@ -455,16 +452,24 @@ def contrasts(
 
 
 def clause_candidate(
-    doc: Doc, clause: Clause, node_type: str, lex: CueLexicon, confidence: float, source: str
+    doc: Doc,
+    clause: Clause,
+    node_type: str,
+    lex: CueLexicon,
+    confidence: float,
+    source: str,
+    *,
+    things: frozenset[str] = POSSESSIVES,
 ) -> Candidate | None:
-    """A candidate of `node_type` from a whole clause (its predicate when the clause is long)."""
+    """A candidate of `node_type` from a whole clause (its predicate when the clause is long, unless
+    the subject is a short noun phrase opened by one of `things`)."""
     tokens = strip_frames(doc, list(range(clause.start, clause.end)))
     if not tokens:
         return None
     verb = next((i for i in tokens if doc[i].pos_ in {"VERB", "AUX"}), None)
     if len(tokens) > MAX_LABEL_WORDS and verb is not None and verb > clause.start:
         subject = [i for i in tokens if i < verb]
-        if not _owned(doc, subject):
+        if not _named_subject(doc, subject, things):
             # too long for a label: keep the predicate. A subject of the respondent's own ("my
             # heart", "my wife") stays: "started racing" is said back as what the respondent did
             tokens = [i for i in tokens if i >= verb]
@@ -491,11 +496,11 @@ def clause_candidate(
     )
 
 
-def _owned(doc: Doc, subject: list[int]) -> bool:
-    """Whether `subject` is a short noun phrase opened by a possessive ("my heart", "our GP")."""
+def _named_subject(doc: Doc, subject: list[int], openers: frozenset[str]) -> bool:
+    """Whether `subject` is a short noun phrase opened by one of `openers` ("my heart")."""
     return (
         2 <= len(subject) <= 3
-        and doc[subject[0]].lower_ in POSSESSIVES
+        and doc[subject[0]].lower_ in openers
         and doc[subject[-1]].pos_ in {"NOUN", "PROPN"}
         and all(doc[i].pos_ in {"ADJ", "NOUN", "PROPN"} for i in subject[1:])
     )

@@ -37,6 +37,39 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
     assert "friction_types: 'snag'" in message
 
 
+def test_framing_keys_naming_unknown_types_fail_loudly(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline, tmp_path: Path
+) -> None:
+    (tmp_path / "jobs_to_be_done.yaml").write_text(
+        "cleft_types:\n  regret: [what i regret]\ncleft_edges:\n  anxiety: [blocks]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(LexiconError) as excinfo:
+        load_lexicon(methodologies.get("jobs_to_be_done"), pipeline, tmp_path)
+    message = str(excinfo.value)
+    assert "cleft_types.regret" in message and "cleft_edges.anxiety" in message and "'blocks'" in message
+
+
+@pytest.mark.parametrize(
+    ("lead", "expected"),
+    [
+        ("I stopped using energy drinks because", ("firing_criterion", 5)),
+        ("and I gave up on it because", ("firing_criterion", 5)),
+        ("I chose it because", ("hiring_criterion", 3)),
+        # the wildcard is one to four words: a long stretch is no frame of the phrase
+        ("I stopped going to the café every morning because", None),
+        ("it stopped because", ("firing_criterion", 2)),
+        ("I was tired because", None),
+        ("mainly because", None),
+    ],
+)
+def test_a_reason_types_ending_is_found_with_its_length(
+    methodologies: MethodologyRegistry, pipeline: NlpPipeline, lead: str, expected: tuple[str, int] | None
+) -> None:
+    found = load_lexicon(methodologies.get("jobs_to_be_done"), pipeline).reason_type(lead)
+    assert (None if found is None else (found.node_type, found.words)) == expected
+
+
 def test_without_a_file_the_ontology_examples_are_the_cues(
     methodologies: MethodologyRegistry, pipeline: NlpPipeline, tmp_path: Path
 ) -> None:
