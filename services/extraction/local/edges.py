@@ -128,6 +128,19 @@ def link_candidates(
             for doer, doing in permutations(inside, 2):
                 if _doer_and_doing(doer, doing) and len(doer.label) < len(doing.label):
                     link(doing, doer, prefs.participant, 0.55)
+    if prefs.participant:
+        # "…, and the consultant was the one dealing with it": a participant said to be "the one"
+        # took part in what the clause before told
+        for before, clause in pairwise(parts):
+            nouns = [c for c in cands if c.clause == clause.index and c.from_noun]
+            if (
+                not nouns
+                or not _the_one(doc, clause)
+                or any(c.clause == clause.index and not c.from_noun for c in cands)
+            ):
+                continue
+            for event in (c for c in cands if c.clause == before.index and not c.from_noun):
+                link(event, nouns[0], prefs.participant, 0.55)
     edges += _sequence(doc, cands, lex, chooser)
     if anchor is not None and prefs.example and _EXAMPLE.search(doc.text):
         # "Prime Video is a good example of that": an instance of what the question asked about
@@ -194,6 +207,15 @@ def _coerced(
                 cand.node_type = t
                 return edge
     return None
+
+
+def _the_one(doc: Doc, clause: Clause) -> bool:
+    """Whether `clause` says someone "was the one" ("the nurse was the one who sorted it")."""
+    words = [doc[i].lower_ for i in range(clause.start, clause.end)]
+    return any(
+        a in {"was", "is", "were", "are", "'s"} and b == "the" and c in {"one", "ones"}
+        for a, b, c in zip(words, words[1:], words[2:], strict=False)
+    )
 
 
 def _sequence(doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser) -> list[LinkedEdge]:

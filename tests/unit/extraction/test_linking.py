@@ -141,6 +141,22 @@ async def test_an_explanation_after_that_was_because_is_an_attribution(
     assert any(e == "attributed_to" and t == "involved the family early" for _, e, t in _edges(result))
 
 
+@pytest.mark.parametrize("next_sentence", [False, True])
+async def test_someone_who_was_the_one_took_part_in_what_was_told_before(
+    offline_engine: ExtractionEngine, next_sentence: bool
+) -> None:
+    join = ". The" if next_sentence else ", and the"
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        f"Nobody properly explained my new tablets before I left{join} junior doctor was the one dealing"
+        " with it.",
+        question="Who else was involved?",
+    )
+    edges = _edges(result)
+    assert ("nobody properly explained my new tablets", "involves", "junior doctor") in edges, edges
+
+
 async def test_a_narrative_sequence_gives_ordered_events(offline_engine: ExtractionEngine) -> None:
     result = await _extract(
         offline_engine,
