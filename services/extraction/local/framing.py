@@ -18,45 +18,22 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc
 
 from services.extraction.local.candidates import Candidate
-from services.extraction.local.cues import CleftHead, CueLexicon
+from services.extraction.local.cues import SPOKEN_ADVERBS, CleftHead, CueLexicon
 from services.extraction.local.labelwords import CLAUSE_OPENERS
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
 from services.extraction.local.rules import antecedent, clause_candidate, in_span, overlaps
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
+from services.extraction.wordclasses import CONJUNCTIONS, INTERJECTIONS
 
 # the respondent's own frame is surer than the interviewer's question (whose guess has 0.55)
 FRAME_CONFIDENCE = 0.65
-# Words that may open a clause before a cleft's head ("Honestly, what put me off …").
-_OPENERS = frozenset(
-    {
-        "honestly",
-        "well",
-        "and",
-        "but",
-        "so",
-        "i",
-        "think",
-        "guess",
-        "mean",
-        "mainly",
-        "really",
-        "basically",
-        "actually",
-        "oh",
-        "yeah",
-        "yes",
-        "um",
-        "uh",
-        "mostly",
-        "probably",
-    }
-)
+# Words that may open a clause before a cleft's head ("Honestly, what put me off …", "Well, I think
+# my biggest worry was …").
+_OPENERS = INTERJECTIONS | SPOKEN_ADVERBS | CONJUNCTIONS | {"so", "i", "think", "guess", "mean", "mainly"}
 _COPULAS = frozenset({"is", "was", "'s", "’s", "were", "are"})
 # Words between the copula and the focus that belong to neither ("was just that …").
-_FOCUS_LEADS = frozenset(
-    {"that", "just", "really", "mainly", "mostly", "simply", "probably", "basically", "honestly", "actually"}
-)
+_FOCUS_LEADS = SPOKEN_ADVERBS | {"that", "mainly", "basically", "probably"}
 
 
 @dataclass(frozen=True)
