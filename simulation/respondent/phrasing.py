@@ -223,12 +223,20 @@ def link_sentence(
     table = _table(link, target, methodology, link.source == source.id)
     t_form = target.form.value
     key: tuple[str | None, str] = (source.form.value if restate else None, t_form)
+    lead = ""
     if key not in table:
         key = (None, t_form)
+        if restate:
+            # no wording of this table names the source: say it first, so that "that" in the
+            # sentence below points at it ("Like I said, … That was because …"); else the record
+            # counts a link the answer never expressed
+            lead = restate_sentence(source, rng) + " "
     if key not in table:  # an unusual form pair: fall back to the generic consequence wording
         table, key = _EVENTS, (None, t_form)
     template = rng.choice(table[key])
-    return template.format(s=pick(source, rng, shortest=shortest), t=pick(target, rng, shortest=shortest))
+    return lead + template.format(
+        s=pick(source, rng, shortest=shortest), t=pick(target, rng, shortest=shortest)
+    )
 
 
 def continue_sentence(

@@ -48,3 +48,15 @@ def test_a_hiring_criterion_is_still_why_it_was_chosen() -> None:
     said = _said(HOT)
     assert any(w in s for s in said for w in CHOSEN), said
     assert not any(w in s for s in said for w in DROPPED), said
+
+
+def test_a_restated_source_is_in_the_sentence_even_without_a_wording_for_the_pair() -> None:
+    # a reverse link has no wording that names its source: "That was because I crashed after two
+    # hours" was recorded as revealing the link to staying alert, which the answer never named
+    alert = _clause("j_alert", "job", "stay alert", "I need to stay alert on night shifts")
+    link = HiddenLink(source=CRASH.id, target=alert.id, edge_type="serves")
+    for seed in range(20):
+        restated = link_sentence(alert, CRASH, link, "jobs_to_be_done", random.Random(seed), restate=True)
+        assert "stay alert" in restated and "crashed after two hours" in restated, restated
+        bare = link_sentence(alert, CRASH, link, "jobs_to_be_done", random.Random(seed), restate=False)
+        assert "stay alert" not in bare and "crashed after two hours" in bare, bare
