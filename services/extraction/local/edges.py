@@ -131,7 +131,7 @@ def link_candidates(
     if prefs.participant:
         # "…, and the consultant was the one dealing with it": a participant said to be "the one"
         # took part in what the clause before told
-        for before, clause in pairwise(parts):
+        for told, clause in pairwise(parts):
             nouns = [c for c in cands if c.clause == clause.index and c.from_noun]
             if (
                 not nouns
@@ -139,7 +139,7 @@ def link_candidates(
                 or any(c.clause == clause.index and not c.from_noun for c in cands)
             ):
                 continue
-            for event in (c for c in cands if c.clause == before.index and not c.from_noun):
+            for event in (c for c in cands if c.clause == told.index and not c.from_noun):
                 link(event, nouns[0], prefs.participant, 0.55)
     edges += _sequence(doc, cands, lex, chooser)
     if anchor is not None and prefs.example and _EXAMPLE.search(doc.text):
