@@ -44,8 +44,8 @@ def infer_bare_sides(
         if not rel.relation.is_causal:
             continue
         # a participant ("the discharge nurse") does not make a side typed: the event is still bare
-        left = _events(in_span(cands + out, rel.left) if rel.left is not None else [], chooser)
-        right = _events(in_span(cands + out, rel.right), chooser)
+        left = _events(in_span(cands + out, rel.left) if rel.left is not None else [], chooser, lex)
+        right = _events(in_span(cands + out, rel.right), chooser, lex)
         right_is_higher = rel.relation is not RelationKind.CAUSE or lex.spec.reason_direction == "up"
         if right:
             out += _bare_left(doc, parts, rel, left, right, lex, chooser, right_is_higher)
@@ -123,8 +123,17 @@ def _bare_right(
     return out
 
 
-def _events(cands: list[Candidate], chooser: EdgeChooser) -> list[Candidate]:
-    return [c for c in cands if not (c.from_noun and c.node_type in chooser.participants)]
+def _events(cands: list[Candidate], chooser: EdgeChooser, lex: CueLexicon) -> list[Candidate]:
+    """The items of a side that make it typed: not a participant named by a noun ("the driver" in
+    "the driver helped me carry everything upstairs" leaves the doing itself bare). A participant is
+    a type only ever pointed at, or one a participant edge points at that is found by its nouns."""
+    taking_part = chooser.participants | {
+        target
+        for edge in lex.spec.edges.participant
+        for target in chooser.targets(edge)
+        if target in lex.spec.types and lex.spec.types[target].nouns
+    }
+    return [c for c in cands if not (c.from_noun and c.node_type in taking_part)]
 
 
 def marker_type(lex: CueLexicon, rel: DiscourseRelation) -> str | None:

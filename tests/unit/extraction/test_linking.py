@@ -14,6 +14,7 @@ CONCEPTS = {
     "critical_incident": ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"),
     "jobs_to_be_done": ConceptBrief(id="coffee_jtbd", name="Morning coffee"),
     "repertory_grid": ConceptBrief(id="streaming_services_repgrid", name="Video streaming services"),
+    "customer_journey_mapping": ConceptBrief(id="online_grocery_journey", name="Online grocery shopping"),
 }
 
 
@@ -155,6 +156,27 @@ async def test_someone_who_was_the_one_took_part_in_what_was_told_before(
     )
     edges = _edges(result)
     assert ("nobody properly explained my new tablets", "involves", "junior doctor") in edges, edges
+
+
+async def test_a_touchpoint_named_in_a_clause_leaves_its_doing_to_be_typed(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "the driver" is a touchpoint found by its noun; it made the clause look typed, so the moment
+    # the need comes from was never extracted
+    result = await _extract(
+        offline_engine,
+        "customer_journey_mapping",
+        "The driver helped me carry everything upstairs, which meant I want to feel they actually care.",
+        question="What did you need from the delivery driver?",
+    )
+    assert _types(result).get("driver helped me carry everything upstairs") == "moment_of_truth", _types(
+        result
+    )
+    assert (
+        "driver helped me carry everything upstairs",
+        "reveals",
+        "want to feel they actually care",
+    ) in _edges(result)
 
 
 async def test_a_narrative_sequence_gives_ordered_events(offline_engine: ExtractionEngine) -> None:
