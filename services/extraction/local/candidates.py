@@ -67,8 +67,8 @@ class Candidate:
     from_noun: bool = False
     weak: bool = False
     lemmas: frozenset[str] = field(default_factory=frozenset)
-    # the cue's own type when the interviewer's question retyped the candidate (else None)
-    asked_from: str | None = None
+    # whether the type is the interviewer's question's, put over the candidate's own
+    asked: bool = False
 
 
 # Stop words that make an ignored noun an item: "their own series", "the same shows everywhere",

@@ -257,6 +257,15 @@ class CueLexicon:
         self._adverbs = sorted(SPOKEN_ADVERBS - in_cues)
         for type_name, mode, raw, rank in entries:
             self._add(pipeline, type_name, mode, raw, rank)
+        # types a participant edge points at that are found by their nouns ("the driver"): things
+        # around an event, which do not make the clause naming them an item of their own
+        self.noun_participants = frozenset(
+            target
+            for edge in methodology.ontology.edges
+            if edge.name in spec.edges.participant
+            for _, target in edge.permitted_connections
+            if target in spec.types and spec.types[target].nouns
+        )
         self._reasons = [
             (node_type, _ending(phrase))
             for node_type, phrases in spec.reason_types.items()

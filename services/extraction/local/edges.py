@@ -80,7 +80,7 @@ def link_candidates(
                 # an answer to "why is X important?" does not fall below X's rung
                 second.node_type = first.node_type
         edge = chooser.choose(
-            _endpoint(first), _endpoint(second), preferences, confidence, orient_by_level=orient_by_level
+            endpoint(first), endpoint(second), preferences, confidence, orient_by_level=orient_by_level
         )
         if edge is None and coerce and lex.spec.retype_same_type_links:
             edge = _coerced(chooser, first, second, preferences, confidence)
@@ -201,7 +201,7 @@ def _coerced(
         )
         for t in types:
             trial = Endpoint(cand.label, t, cand.char_start, cand.char_end)
-            pair = (_endpoint(other), trial) if cand is second else (trial, _endpoint(other))
+            pair = (endpoint(other), trial) if cand is second else (trial, endpoint(other))
             edge = chooser.choose(*pair, preferences, confidence)
             if edge is not None:
                 cand.node_type = t
@@ -225,7 +225,7 @@ def _sequence(doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeCh
         window = range(a.quote_end, min(b.label_tokens[0] + 2, len(doc)))
         if any(doc[i].lower_ in _SEQUENCE_CUES for i in window):
             edge = chooser.choose(
-                _endpoint(a), _endpoint(b), lex.spec.edges.sequence, 0.55, orient_by_level=False
+                endpoint(a), endpoint(b), lex.spec.edges.sequence, 0.55, orient_by_level=False
             )
             if edge is not None:
                 out.append(edge)
@@ -247,7 +247,8 @@ def _pairs(
     return [p for _, _, p in sorted(pairs, key=lambda t: (t[0], t[1]))]
 
 
-def _endpoint(c: Candidate | Endpoint) -> Endpoint:
+def endpoint(c: Candidate | Endpoint) -> Endpoint:
+    """`c` as an edge end."""
     if isinstance(c, Endpoint):
         return c
     return Endpoint(c.label, c.node_type, c.char_start, c.char_end)

@@ -19,11 +19,12 @@ from spacy.tokens import Doc
 
 from services.extraction.local.candidates import Candidate
 from services.extraction.local.cues import SPOKEN_ADVERBS, CleftHead, CueLexicon
+from services.extraction.local.edges import endpoint
 from services.extraction.local.labelwords import CLAUSE_OPENERS
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
-from services.extraction.local.rules import antecedent, clause_candidate, in_span, overlaps
+from services.extraction.local.rules import clause_candidate, in_span, overlaps, said_before
 from services.extraction.local.segment import Clause
-from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
+from services.extraction.models import DiscourseRelation, RelationKind
 from services.extraction.wordclasses import CONJUNCTIONS, INTERJECTIONS
 
 # the respondent's own frame is surer than the interviewer's question (whose guess has 0.55)
@@ -119,7 +120,7 @@ def apply_clefts(doc: Doc, clefts: list[Cleft], cands: list[Candidate], lex: Cue
         inside = [c for c in out if c.clause == cleft.focus.index]
         items = [c for c in inside if not _names_thing(c)]
         for c in items:
-            c.node_type, c.asked_from = cleft.node_type, None
+            c.node_type, c.asked = cleft.node_type, False
         if items:
             continue
         # "(what put me off was that) the price went up twice": the focus is said of its subject
@@ -163,35 +164,16 @@ def cleft_links(
         if not focus:
             continue
         gap = [c for c in cands if cleft.gap is not None and c.clause == cleft.gap.index]
-        left: Candidate | Endpoint | None = gap[-1] if gap else None
-        if left is None:
-            copula = _span(doc, cleft.copula_start, cleft.copula_end)
-            rel = DiscourseRelation(
-                marker=copula.text.lower(),
-                marker_span=copula,
-                relation=RelationKind.CAUSE,
-                left=None,
-                right=copula,
-            )
-            left = antecedent(doc, cands, rel, anchor)
+        left = gap[-1] if gap else said_before(cands, doc[cleft.copula_start].idx, anchor)
         if left is None:
             continue
         prefs = (
             lex.spec.cleft_edges.get(cleft.node_type, []) + lex.spec.edges.causal + lex.spec.edges.sequence
         )
-        edge = chooser.choose(_endpoint(left), _endpoint(focus[0]), prefs, 0.6)
+        edge = chooser.choose(endpoint(left), endpoint(focus[0]), prefs, 0.6)
         if edge is not None:
             out.append(edge)
     return out
-
-
-def _endpoint(c: Candidate | Endpoint) -> Endpoint:
-    return c if isinstance(c, Endpoint) else Endpoint(c.label, c.node_type, c.char_start, c.char_end)
-
-
-def _span(doc: Doc, start: int, end: int) -> TextSpan:
-    a, b = doc[start].idx, doc[end - 1].idx + len(doc[end - 1].text)
-    return TextSpan(text=doc.text[a:b], start=a, end=b)
 
 
 def stated_reasons(
@@ -212,9 +194,9 @@ def stated_reasons(
             continue
         reasons = [c for c in in_span(out, rel.right) if not _names_thing(c)]
         for c in reasons:
-            guess = c.asked_from is not None or c.weak or c.source == "question"
+            guess = c.asked or c.weak or c.source == "question"
             if guess or lex.spec.question_types_override_cues:
-                c.node_type, c.asked_from = found.node_type, None
+                c.node_type, c.asked = found.node_type, False
         frame_words = found.words - len(rel.marker.split())
         if rel.left is None or frame_words <= 0:
             continue

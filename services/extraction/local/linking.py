@@ -56,10 +56,6 @@ class EdgeChooser:
         """Ontology level of `node_type` (0 if unknown)."""
         return self._levels.get(node_type, 0)
 
-    def targets(self, edge_type: str) -> frozenset[str]:
-        """The node types `edge_type` may point at."""
-        return frozenset(b for _, b in self._permitted.get(edge_type, set()))
-
     def permitted(self, edge_type: str, source_type: str, target_type: str) -> bool:
         """Whether the ontology allows `edge_type` from `source_type` to `target_type`."""
         return (source_type, target_type) in self._permitted.get(edge_type, set())

@@ -127,12 +127,7 @@ def _events(cands: list[Candidate], chooser: EdgeChooser, lex: CueLexicon) -> li
     """The items of a side that make it typed: not a participant named by a noun ("the driver" in
     "the driver helped me carry everything upstairs" leaves the doing itself bare). A participant is
     a type only ever pointed at, or one a participant edge points at that is found by its nouns."""
-    taking_part = chooser.participants | {
-        target
-        for edge in lex.spec.edges.participant
-        for target in chooser.targets(edge)
-        if target in lex.spec.types and lex.spec.types[target].nouns
-    }
+    taking_part = chooser.participants | lex.noun_participants
     return [c for c in cands if not (c.from_noun and c.node_type in taking_part)]
 
 
@@ -230,7 +225,12 @@ def antecedent(
     """
     if rel.left is not None and not points_back(rel.left.text):
         return None
-    start = rel.left.start if rel.left is not None else rel.marker_span.start
+    return said_before(cands, rel.left.start if rel.left is not None else rel.marker_span.start, anchor)
+
+
+def said_before(cands: list[Candidate], start: int, anchor: Endpoint | None) -> Candidate | Endpoint | None:
+    """The candidate ending nearest before character `start` (an event before a thing), else the
+    node the question was about."""
     before = [c for c in cands if c.char_end <= start and not c.from_noun] or [
         c for c in cands if c.char_end <= start
     ]
@@ -292,8 +292,7 @@ def question_typed(
         if c.from_noun or c.source.startswith("phrase:"):
             continue
         if c.node_type != node_type and (lex.spec.question_types_override_cues or not _typed_by_cue(c)):
-            c.asked_from = c.node_type
-            c.node_type = node_type
+            c.node_type, c.asked = node_type, True
     used = {c.clause for c in cands if not c.from_noun}
     out: list[Candidate] = []
     for clause in parts:
