@@ -15,6 +15,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -94,29 +95,50 @@ async def run(names: Sequence[str], startup_timeout_s: float, grace_s: float) ->
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    pending: list[asyncio.Future[Any]] = []
     try:
         for name, _, _ in SERVICES:
             if name not in names:
                 continue
             process = await asyncio.create_subprocess_exec(sys.executable, "-m", f"services.{name}", env=env)
             children.append(Child(name, ports[name], process))
-        healthy = await asyncio.gather(*(wait_healthy(c.port, startup_timeout_s) for c in children))
-        failed = [c.name for c, ok in zip(children, healthy, strict=True) if not ok]
+        exits = [asyncio.ensure_future(c.process.wait()) for c in children]
+        stopper = asyncio.ensure_future(stop.wait())
+        health = asyncio.ensure_future(
+            asyncio.gather(*(wait_healthy(c.port, startup_timeout_s) for c in children))
+        )
+        pending = [health, stopper, *exits]
+        # A signal or a child that dies while the others load its models ends the start-up at once,
+        # not when the health checks time out (Ctrl-C during `make run`, a port already taken).
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        if health not in done:
+            if stopper in done:
+                print("stopped during start-up", flush=True)
+                return 0
+            print(f"service exited during start-up: {', '.join(_dead(children))}", flush=True)
+            return 1
+        failed = [c.name for c, ok in zip(children, health.result(), strict=True) if not ok]
         if failed:
             print(f"services not healthy after {startup_timeout_s:.0f}s: {', '.join(failed)}", flush=True)
             return 1
         listing = " ".join(f"{c.name}=127.0.0.1:{c.port}" for c in children)
         print(f"all {len(children)} services healthy: {listing}", flush=True)
-        waits = [asyncio.ensure_future(c.process.wait()) for c in children]
-        stopper = asyncio.ensure_future(stop.wait())
-        done, _ = await asyncio.wait([*waits, stopper], return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(pending[1:], return_when=asyncio.FIRST_COMPLETED)
         if stopper in done:
             return 0
-        dead = [c.name for c in children if c.process.returncode is not None]
-        print(f"service exited unexpectedly: {', '.join(dead)}; stopping the others", flush=True)
+        print(f"service exited unexpectedly: {', '.join(_dead(children))}; stopping the others", flush=True)
         return 1
     finally:
+        for future in pending:
+            future.cancel()
+        # collected, so that the cancelled health checks leave no "exception never retrieved"
+        await asyncio.gather(*pending, return_exceptions=True)
         await stop_all(children, grace_s)
+
+
+def _dead(children: Sequence[Child]) -> list[str]:
+    """Names of the children that have exited."""
+    return [c.name for c in children if c.process.returncode is not None]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
