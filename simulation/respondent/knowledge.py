@@ -58,20 +58,29 @@ class KnowledgeState:
     # ------------------------------------------------------------------ matching
 
     def match(self, question: str, *, revealed_only: bool = True) -> HiddenElement | None:
-        """The element the question names best (idf-weighted shared lemmas), or None."""
+        """The element the question names best (idf-weighted shared lemmas), or None.
+
+        With `revealed_only`, only what the respondent has said is a candidate: revealed, or named
+        in passing ("I saw a colleague's capsule machine" names the machine, which the interviewer
+        may then ask about). Between equal scores, the element the question names most fully wins
+        ("the capsule machine" is the machine, not "compared three capsule machines online"), then
+        the most recently said one."""
         words = self.lemmas.content(question, QUESTION_WORDS)
         best: HiddenElement | None = None
-        best_key = (0.0, -1)
+        best_key = (0.0, 0.0, -1)
         for el in self.scenario.elements:
-            if revealed_only and el.id not in self.revealed:
+            said = self.revealed.get(el.id, self.mentioned.get(el.id, -1))
+            if revealed_only and said < 0:
                 continue
             # fsum: exactly rounded whatever the order, and a set's order changes with each process's
             # hash seed; a plain sum broke ties between equally named elements differently per run
-            score = max(
-                math.fsum(self._idf.get(t, 0.0) for t in words & toks) for toks in self._tokens[el.id]
-            )
-            # ties go to the most recently revealed element (what the interviewer most likely picked up)
-            key = (score, self.revealed.get(el.id, -1))
+            score, named = 0.0, 0.0
+            for toks in self._tokens[el.id]:
+                shared = math.fsum(self._idf.get(t, 0.0) for t in words & toks)
+                whole = math.fsum(self._idf.get(t, 0.0) for t in toks)
+                score, named = max((score, named), (shared, shared / whole if whole else 0.0))
+            # ties go to the most recently said element (what the interviewer most likely picked up)
+            key = (score, named, said)
             if score > 0 and key > best_key:
                 best, best_key = el, key
         return best

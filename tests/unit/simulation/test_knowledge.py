@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from simulation.respondent.knowledge import KnowledgeState, Step
-from simulation.scenarios import Scenario
+from simulation.scenarios import Scenario, ScenarioRegistry
 from simulation.text import Lemmatizer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,6 +55,25 @@ def test_a_step_to_an_element_named_in_passing_states_its_link_but_not_the_eleme
     assert links == ["a_battery->f_charge"]
     assert state.revealed == {"a_battery": 2, "f_charge": 3}
     assert state.said() == {"a_battery", "f_charge"}
+
+
+def test_a_question_about_something_named_in_passing_is_about_it(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    state = _state(scenario, lemmatizer)
+    state.mark([Step(scenario.element("t_saw_machine"))], 1)
+    assert state.mention("I saw a capsule machine at a colleague's desk.", 1) == ["sol_capsule"]
+    state.mark([Step(scenario.element("t_compared"))], 2)
+    # "capsule machine" is all of the solution's name and part of the comparison's, which was said
+    # last: the question asks about the machine (its worries and criteria are linked to it)
+    picked = state.match("What worried you about the capsule machine when you were deciding?")
+    assert picked is not None and picked.id == "sol_capsule"
+    # what the respondent has not said is no candidate ...
+    assert state.match("Why did you stop going to the station café?") is None
+    # ... and a question that names more of the comparison is about the comparison
+    picked = state.match("What did comparing the capsule machines online tell you?")
+    assert picked is not None and picked.id == "t_compared"
 
 
 _MATCH_SCRIPT = """
