@@ -156,15 +156,16 @@ def cleft_links(
     chooser: EdgeChooser,
     anchor: Endpoint | None,
 ) -> list[LinkedEdge]:
-    """Each cleft's focus linked to the thing its gap names ("energy drinks"), else to what was said
-    before or asked about ("What put me off was that …"), by `cleft_edges` first, then as a cause."""
+    """Each cleft's focus linked to the first thing its gap names (the head: "energy drinks" in "the
+    energy drinks from the vending machine"), else to what was said before or asked about ("What put
+    me off was that …"), by `cleft_edges` first, then as a cause."""
     out: list[LinkedEdge] = []
     for cleft in clefts:
         focus = [c for c in cands if c.clause == cleft.focus.index and c.node_type == cleft.node_type]
         if not focus:
             continue
         gap = [c for c in cands if cleft.gap is not None and c.clause == cleft.gap.index]
-        left = gap[-1] if gap else said_before(cands, doc[cleft.copula_start].idx, anchor)
+        left = gap[0] if gap else said_before(cands, doc[cleft.copula_start].idx, anchor)
         if left is None:
             continue
         prefs = (

@@ -54,6 +54,17 @@ async def test_a_cleft_types_its_focus_by_its_head_whatever_the_question(
     assert any(s == "energy drinks" and e == "decided_by" and "crashed" in t for s, e, t in _edges(result))
 
 
+async def test_a_cleft_is_said_of_the_head_of_what_its_gap_names(offline_engine: ExtractionEngine) -> None:
+    # "the energy drinks from the vending machine": the drinks put them off, the machine only says
+    # where they came from (the edge once went to the last thing named)
+    result = await _extract(
+        offline_engine,
+        "What put me off the energy drinks from the vending machine was that the buzz wore off too fast.",
+    )
+    edges = {(s, e) for s, e, t in _edges(result) if "buzz" in t}
+    assert edges == {("energy drinks", "decided_by")}, _edges(result)
+
+
 @pytest.mark.parametrize(
     ("text", "node_type", "words"),
     [

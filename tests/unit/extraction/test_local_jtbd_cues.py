@@ -1,0 +1,66 @@
+"""Readings of the switch interview's cue lexicon (offline extractor, jobs_to_be_done)."""
+
+from __future__ import annotations
+
+from services.extraction.engine import ExtractionEngine
+from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
+
+_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
+
+
+async def _extract(engine: ExtractionEngine, text: str, question: str) -> ExtractionResult:
+    return await engine.extract(
+        ExtractionRequest(
+            session_id="s1",
+            utterance_id="u1",
+            text=text,
+            question=question,
+            methodology="jobs_to_be_done",
+            concept=_COFFEE,
+        )
+    )
+
+
+def _nodes(result: ExtractionResult) -> set[tuple[str, str]]:
+    return {(c.node_type, c.label) for c in result.concepts}
+
+
+async def test_what_someone_wants_now_is_an_outcome_what_they_wanted_then_a_pull(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "I want a proper break" read as the pull cue "I wanted" (same lemma), and "break" as the event
+    # cue "broke": two pulls, or an event, where a pull serves an outcome
+    result = await _extract(
+        offline_engine,
+        "I want a proper break away from the screen. "
+        "That was because it feels like a treat to make it slowly.",
+        "What did you hope the barista course would let you do?",
+    )
+    assert _nodes(result) == {
+        ("desired_outcome", "proper break away from the screen"),
+        ("pull", "feels like a treat to make it slowly"),
+    }
+    edges = {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
+    assert edges == {("feels like a treat to make it slowly", "serves", "proper break away from the screen")}
+    then = await _extract(offline_engine, "I wanted fresh coffee in two minutes.", "What happened next?")
+    assert {t for t, _ in _nodes(then)} == {"pull"}
+
+
+async def test_a_machine_that_broke_is_still_an_event(offline_engine: ExtractionEngine) -> None:
+    for text, label in [
+        ("Then the old kettle broke and I had to decide.", "old kettle broke"),
+        ("My old machine broke down in January.", "old machine broke down"),
+    ]:
+        result = await _extract(offline_engine, text, "What happened next?")
+        assert ("timeline_event", label) in _nodes(result)
+
+
+async def test_the_problem_was_that_frames_the_push(offline_engine: ExtractionEngine) -> None:
+    # the frame once stayed in the label and the label was cut inside the amount
+    result = await _extract(
+        offline_engine,
+        "With the station café, the problem was that I was spending twenty euros a week on takeaway coffee.",
+        "What was it about the café that made you think about a change?",
+    )
+    assert ("push", "spending twenty euros a week on takeaway coffee") in _nodes(result)
+    assert not any("problem" in label for _, label in _nodes(result))
