@@ -34,6 +34,8 @@ _EXAMPLE = re.compile(
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"then", "afterwards", "after", "next", "later", "finally", "eventually"})
+# what may come before the cue that opens an answer ("Right, so, and then …")
+_LEAD_WORDS = frozenset({"and", "so", "right", "well", "okay", "ok", "um", "uh", "hmm", "yes", "yeah"})
 
 
 def link_candidates(
@@ -46,9 +48,11 @@ def link_candidates(
     anchor: Endpoint | None,
     question: str,
     given: list[LinkedEdge] | None = None,
+    previous: Endpoint | None = None,
 ) -> list[LinkedEdge]:
     """Every edge the ontology allows between the answer's candidates (and the question's anchor);
-    `given` are edges found already (they count when asking whether the anchor is linked)."""
+    `given` are edges found already (they count when asking whether the anchor is linked);
+    `previous` is the event the last answer ended on, which an answer opening with "Then" follows."""
     prefs = lex.spec.edges
     up = lex.spec.reason_direction == "up"
     edges: list[LinkedEdge] = []
@@ -141,7 +145,7 @@ def link_candidates(
                 continue
             for event in (c for c in cands if c.clause == told.index and not c.from_noun):
                 link(event, nouns[0], prefs.participant, 0.55)
-    edges += _sequence(doc, cands, lex, chooser)
+    edges += _sequence(doc, cands, lex, chooser, previous)
     if anchor is not None and prefs.example and _EXAMPLE.search(doc.text):
         # "Prime Video is a good example of that": an instance of what the question asked about
         for cand in cands:
@@ -218,18 +222,36 @@ def _the_one(doc: Doc, clause: Clause) -> bool:
     )
 
 
-def _sequence(doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser) -> list[LinkedEdge]:
+def _sequence(
+    doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser, previous: Endpoint | None
+) -> list[LinkedEdge]:
     seq = [c for c in cands if c.node_type in lex.spec.sequence_types]
     out: list[LinkedEdge] = []
-    for a, b in pairwise(seq):
-        window = range(a.quote_end, min(b.label_tokens[0] + 2, len(doc)))
-        if any(doc[i].lower_ in _SEQUENCE_CUES for i in window):
-            edge = chooser.choose(
-                endpoint(a), endpoint(b), lex.spec.edges.sequence, 0.55, orient_by_level=False
-            )
-            if edge is not None:
-                out.append(edge)
+    pairs: list[tuple[Candidate | Endpoint, Candidate]] = list(pairwise(seq))
+    if (
+        previous is not None
+        and seq
+        and _opens_with_sequence(doc, seq[0])
+        and not _same_item(previous.label, seq[0].label)  # the last event told again
+    ):
+        pairs.insert(0, (previous, seq[0]))  # "Then I check out in the app.": on from the last answer
+    for a, b in pairs:
+        if isinstance(a, Candidate):
+            window = range(a.quote_end, min(b.label_tokens[0] + 2, len(doc)))
+            if not any(doc[i].lower_ in _SEQUENCE_CUES for i in window):
+                continue
+        edge = chooser.choose(endpoint(a), endpoint(b), lex.spec.edges.sequence, 0.55, orient_by_level=False)
+        if edge is not None:
+            out.append(edge)
     return out
+
+
+def _opens_with_sequence(doc: Doc, first: Candidate) -> bool:
+    """Whether the answer opens with a sequence cue ("Then", "Next,", "And after that,") and its
+    first event comes right after it."""
+    lead = [t for t in doc[: first.label_tokens[0]] if not t.is_punct]
+    cue = next((i for i, t in enumerate(lead) if t.lower_ in _SEQUENCE_CUES), None)
+    return cue is not None and all(t.lower_ in _LEAD_WORDS for t in lead[:cue]) and len(lead) <= cue + 3
 
 
 def _nearest_first(cands: list[Candidate], position: int) -> list[Candidate]:

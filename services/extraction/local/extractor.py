@@ -23,7 +23,7 @@ from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates
 from services.extraction.local.framing import apply_clefts, cleft_links, split_clefts, stated_reasons
-from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor
+from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
 from services.extraction.local.remention import rementions, restated_anchor
 from services.extraction.local.rules import (
     contrasts,
@@ -103,7 +103,19 @@ class LocalExtractor:
         cands = _one_type_per_label(_outside(doc, cands, meta))
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
-        edges += link_candidates(doc, parts, cands, relations, lex, chooser, anchor, request.question, edges)
+        previous = None
+        if anchor is None:
+            told = told_last(
+                request.recent_turns,
+                request.existing_nodes,
+                lex.spec.sequence_types,
+                self.pre.pipeline.lemmas,
+                _STOP,
+            )
+            previous = Endpoint(told.label, told.node_type) if told is not None else None
+        edges += link_candidates(
+            doc, parts, cands, relations, lex, chooser, anchor, request.question, edges, previous
+        )
         return self._raw(doc, cands, edges, request)
 
     # ---------------------------------------------------------------- candidates

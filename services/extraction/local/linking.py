@@ -8,10 +8,10 @@ levels from cause to effect.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from services.extraction.models import ExistingNode
+from services.extraction.models import ConversationTurn, ExistingNode, Speaker
 from shared.methodology_models import MethodologyConfig
 
 
@@ -122,6 +122,32 @@ def find_anchor(
     if best is None or (best[0] == 1.0 and whole > 1 and _lists_options(question)):
         return None
     return best[2]
+
+
+def told_last(
+    recent_turns: Sequence[ConversationTurn],
+    existing: tuple[ExistingNode, ...],
+    node_types: Collection[str],
+    lemmatize: Callable[[str], list[str]],
+    stop: frozenset[str],
+) -> ExistingNode | None:
+    """The existing node of `node_types` the previous answer told last: every content word of its
+    label is in that answer, the last of them furthest on. An answer that opens with "Then …" goes
+    on from there when the question named nothing to go on from ("What happened next?")."""
+    answer = next((t for t in reversed(recent_turns) if t.speaker is Speaker.RESPONDENT), None)
+    if answer is None:
+        return None
+    told = lemmatize(answer.text)
+    last = {lem: i for i, lem in enumerate(told)}
+    best: tuple[int, int, ExistingNode] | None = None
+    for node in existing:
+        words = {lem for lem in lemmatize(node.label) if lem not in stop}
+        if node.node_type not in node_types or not words or not words <= last.keys():
+            continue
+        key = (max(last[w] for w in words), len(words))
+        if best is None or key > best[:2]:
+            best = (*key, node)
+    return best[2] if best is not None else None
 
 
 def _lists_options(question: str) -> bool:

@@ -64,3 +64,18 @@ async def test_the_problem_was_that_frames_the_push(offline_engine: ExtractionEn
     )
     assert ("push", "spending twenty euros a week on takeaway coffee") in _nodes(result)
     assert not any("problem" in label for _, label in _nodes(result))
+
+
+async def test_something_got_is_an_event_of_the_switch(offline_engine: ExtractionEngine) -> None:
+    # "I got a barista course as a birthday present" named only the course (a solution), and the
+    # story's next step had no event to follow on from
+    result = await _extract(
+        offline_engine, "After that, I got a barista course as a birthday present.", "What happened next?"
+    )
+    assert ("timeline_event", "got a barista course as a birthday present") in _nodes(result)
+    # longer cues with "got" keep their own types
+    fed_up = await _extract(offline_engine, "I got fed up with the queue.", "What happened next?")
+    assert {t for t, _ in _nodes(fed_up)} == {"push"}
+    used_to = await _extract(offline_engine, "I got used to the café.", "What happened next?")
+    assert "habit" in {t for t, _ in _nodes(used_to)}
+    assert "timeline_event" not in {t for t, _ in _nodes(used_to)}

@@ -1,0 +1,91 @@
+"""An answer that opens with "Then …" goes on from the event the previous answer ended on."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.extraction.engine import ExtractionEngine
+from services.extraction.local.linking import told_last
+from services.extraction.models import (
+    ConceptBrief,
+    ConversationTurn,
+    ExistingNode,
+    ExtractionRequest,
+    ExtractionResult,
+    Speaker,
+)
+from services.extraction.nlp import NlpPipeline
+
+_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
+_PREVIOUS = (
+    "I saw a capsule machine at a colleague's desk, and then I compared three capsule machines online."
+)
+_EXISTING = (
+    ExistingNode(label="saw a capsule machine at a colleague's desk", node_type="timeline_event"),
+    ExistingNode(label="compared three capsule machines online", node_type="timeline_event"),
+    ExistingNode(label="capsule machine", node_type="solution"),
+)
+_STOP = frozenset({"a", "at", "the", "i", "and", "then"})
+
+
+def _recent(answer: str) -> tuple[ConversationTurn, ...]:
+    return (
+        ConversationTurn(speaker=Speaker.INTERVIEWER, text="What happened after that?"),
+        ConversationTurn(speaker=Speaker.RESPONDENT, text=answer),
+        ConversationTurn(speaker=Speaker.INTERVIEWER, text="And what came next?"),
+    )
+
+
+async def _extract(
+    engine: ExtractionEngine, text: str, question: str = "What happened next?"
+) -> ExtractionResult:
+    return await engine.extract(
+        ExtractionRequest(
+            session_id="s1",
+            utterance_id="u1",
+            text=text,
+            question=question,
+            recent_turns=_recent(_PREVIOUS),
+            methodology="jobs_to_be_done",
+            concept=_COFFEE,
+            existing_nodes=_EXISTING,
+        )
+    )
+
+
+def _edges(result: ExtractionResult) -> set[tuple[str, str, str]]:
+    return {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Then I bought the machine that Saturday.", "And after that, I bought the machine that Saturday."],
+)
+async def test_then_follows_on_from_the_last_event_told(offline_engine: ExtractionEngine, text: str) -> None:
+    result = await _extract(offline_engine, text)
+    assert (
+        "compared three capsule machines online",
+        "precedes",
+        "bought the machine that Saturday",
+    ) in _edges(result)
+
+
+async def test_an_answer_that_does_not_go_on_links_nothing_back(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(offline_engine, "I bought the machine that Saturday.")
+    assert not any(s == "compared three capsule machines online" for s, _, _ in _edges(result))
+
+
+def test_the_event_told_last_is_the_one_whose_words_come_last(pipeline: NlpPipeline) -> None:
+    types = {"timeline_event"}
+    found = told_last(_recent(_PREVIOUS), _EXISTING, types, pipeline.lemmas, _STOP)
+    assert found is not None and found.label == "compared three capsule machines online"
+    # told the other way round, the other one
+    reversed_answer = (
+        "I compared three capsule machines online after I saw a capsule machine at a colleague's desk."
+    )
+    found = told_last(_recent(reversed_answer), _EXISTING, types, pipeline.lemmas, _STOP)
+    assert found is not None and found.label == "saw a capsule machine at a colleague's desk"
+    # only the sequence types count, and only a respondent's words
+    assert told_last(_recent(_PREVIOUS), _EXISTING, {"solution"}, pipeline.lemmas, _STOP) == _EXISTING[2]
+    asked = (ConversationTurn(speaker=Speaker.INTERVIEWER, text=_PREVIOUS),)
+    assert told_last(asked, _EXISTING, types, pipeline.lemmas, _STOP) is None
