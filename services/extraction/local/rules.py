@@ -475,6 +475,11 @@ def clause_candidate(
     if not tokens:
         return None
     verb = next((i for i in tokens if doc[i].pos_ in {"VERB", "AUX"}), None)
+    if len(tokens) > MAX_LABEL_WORDS and verb is not None:
+        # "the consultant said at nine that I was fit to leave": too long for a label, and what was
+        # said is the item, not the saying ("at nine that I" was all a cut left of it)
+        tokens = _reported(doc, tokens, verb) or tokens
+        verb = next((i for i in tokens if doc[i].pos_ in {"VERB", "AUX"}), None)
     if len(tokens) > MAX_LABEL_WORDS and verb is not None and verb > clause.start:
         subject = [i for i in tokens if i < verb]
         if not _named_subject(doc, subject, things):
@@ -502,6 +507,20 @@ def clause_candidate(
         char_end=doc[clause.end - 1].idx + len(doc[clause.end - 1].text),
         stance=stance_of(doc, clause.start, clause.end),
     )
+
+
+# Verbs that report what someone said ("the nurse told me that …").
+_REPORTING = frozenset({"said", "told", "explained", "announced", "confirmed", "mentioned", "says", "tells"})
+
+
+def _reported(doc: Doc, tokens: list[int], verb: int) -> list[int] | None:
+    """What a clause reports, when its main verb reports speech and "that" opens the rest within a
+    few words ("said (at nine) that …"); None otherwise."""
+    if doc[verb].lower_ not in _REPORTING:
+        return None
+    that = next((i for i in tokens if verb < i <= verb + 4 and doc[i].lower_ == "that"), None)
+    rest = [i for i in tokens if that is not None and i > that]
+    return rest if len(rest) >= 2 else None
 
 
 def _named_subject(doc: Doc, subject: list[int], openers: frozenset[str]) -> bool:
