@@ -123,7 +123,7 @@ async def run(names: Sequence[str], startup_timeout_s: float, grace_s: float) ->
             return 1
         listing = " ".join(f"{c.name}=127.0.0.1:{c.port}" for c in children)
         print(f"all {len(children)} services healthy: {listing}", flush=True)
-        done, _ = await asyncio.wait(pending[1:], return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait([stopper, *exits], return_when=asyncio.FIRST_COMPLETED)
         if stopper in done:
             return 0
         print(f"service exited unexpectedly: {', '.join(_dead(children))}; stopping the others", flush=True)
