@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExistingNode, ExtractionRequest, ExtractionResult
+from services.extraction.models import ConceptBrief, ExistingNode, ExtractionResult
+from tests.unit.extraction.support import extract
 
 CONCEPTS = {
     "means_end_chain": ConceptBrief(id="headphones_mec", name="Wireless headphones"),
@@ -26,19 +27,17 @@ async def _extract(
     existing: tuple[tuple[str, str], ...] = (),
     concept: ConceptBrief | None = None,
 ) -> ExtractionResult:
-    return await engine.extract(
-        ExtractionRequest(
-            session_id="s",
-            utterance_id="u",
-            text=text,
-            question=question,
-            methodology=methodology,
-            concept=concept or CONCEPTS[methodology],
-            existing_nodes=tuple(
-                ExistingNode(node_id=f"n{i}", label=label, node_type=node_type)
-                for i, (label, node_type) in enumerate(existing)
-            ),
-        )
+    nodes = tuple(
+        ExistingNode(node_id=f"n{i}", label=label, node_type=node_type)
+        for i, (label, node_type) in enumerate(existing)
+    )
+    return await extract(
+        engine,
+        text,
+        question,
+        methodology=methodology,
+        concept=concept or CONCEPTS[methodology],
+        existing=nodes,
     )
 
 

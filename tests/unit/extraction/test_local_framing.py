@@ -5,37 +5,12 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExistingNode, ExtractionRequest, ExtractionResult
+from services.extraction.models import ExistingNode
+from tests.unit.extraction.support import edges as _edges
+from tests.unit.extraction.support import extract as _extract
+from tests.unit.extraction.support import nodes as _nodes
 
-_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
 _CHOOSE = "Why did you choose the capsule machine?"
-
-
-async def _extract(
-    engine: ExtractionEngine,
-    text: str,
-    question: str = "What happened next?",
-    existing: tuple[ExistingNode, ...] = (),
-) -> ExtractionResult:
-    return await engine.extract(
-        ExtractionRequest(
-            session_id="s1",
-            utterance_id="u1",
-            text=text,
-            question=question,
-            methodology="jobs_to_be_done",
-            concept=_COFFEE,
-            existing_nodes=existing,
-        )
-    )
-
-
-def _nodes(result: ExtractionResult) -> set[tuple[str, str]]:
-    return {(c.node_type, c.label) for c in result.concepts}
-
-
-def _edges(result: ExtractionResult) -> set[tuple[str, str, str]]:
-    return {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
 
 
 @pytest.mark.parametrize("question", [_CHOOSE, "What happened next?"])
@@ -119,7 +94,7 @@ async def test_a_cleft_without_a_thing_is_about_what_the_question_asked(
         offline_engine,
         "What put me off was that I crashed after two hours.",
         "What was it like using energy drinks?",
-        existing,
+        existing=existing,
     )
     assert not any("put me off" in label for _, label in _nodes(result))
     edges = _edges(result)
@@ -167,6 +142,6 @@ async def test_a_lead_in_without_a_thing_points_at_the_asked_about_node(
         offline_engine,
         "I gave up on them because the buzz wore off too fast.",
         "What did you think of energy drinks?",
-        existing,
+        existing=existing,
     )
     assert ("energy drinks", "decided_by", "buzz wore off too fast") in _edges(result)

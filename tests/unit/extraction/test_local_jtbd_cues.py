@@ -3,26 +3,9 @@
 from __future__ import annotations
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
-
-_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
-
-
-async def _extract(engine: ExtractionEngine, text: str, question: str) -> ExtractionResult:
-    return await engine.extract(
-        ExtractionRequest(
-            session_id="s1",
-            utterance_id="u1",
-            text=text,
-            question=question,
-            methodology="jobs_to_be_done",
-            concept=_COFFEE,
-        )
-    )
-
-
-def _nodes(result: ExtractionResult) -> set[tuple[str, str]]:
-    return {(c.node_type, c.label) for c in result.concepts}
+from tests.unit.extraction.support import edges as _edges
+from tests.unit.extraction.support import extract as _extract
+from tests.unit.extraction.support import nodes as _nodes
 
 
 async def test_what_someone_wants_now_is_an_outcome_what_they_wanted_then_a_pull(
@@ -40,8 +23,9 @@ async def test_what_someone_wants_now_is_an_outcome_what_they_wanted_then_a_pull
         ("desired_outcome", "proper break away from the screen"),
         ("pull", "feels like a treat to make it slowly"),
     }
-    edges = {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
-    assert edges == {("feels like a treat to make it slowly", "serves", "proper break away from the screen")}
+    assert _edges(result) == {
+        ("feels like a treat to make it slowly", "serves", "proper break away from the screen")
+    }
     then = await _extract(offline_engine, "I wanted fresh coffee in two minutes.", "What happened next?")
     assert {t for t, _ in _nodes(then)} == {"pull"}
 

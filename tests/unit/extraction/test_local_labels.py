@@ -7,8 +7,9 @@ import pytest
 from services.extraction.checking import MAX_LABEL_WORDS as CHECKED_MAX_WORDS
 from services.extraction.engine import ExtractionEngine
 from services.extraction.local.labels import shape_label
-from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
+from services.extraction.models import ConceptBrief, ExtractionResult
 from services.extraction.nlp import NlpPipeline
+from tests.unit.extraction.support import extract
 
 _COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
 _STREAMING = ConceptBrief(id="streaming", name="Streaming services")
@@ -22,15 +23,7 @@ async def _extract(
     question: str = "What happened next?",
     concept: ConceptBrief = _COFFEE,
 ) -> ExtractionResult:
-    request = ExtractionRequest(
-        session_id="s1",
-        utterance_id="u1",
-        text=text,
-        question=question,
-        methodology=methodology,
-        concept=concept,
-    )
-    return await engine.extract(request)
+    return await extract(engine, text, question, methodology=methodology, concept=concept)
 
 
 async def _labels(

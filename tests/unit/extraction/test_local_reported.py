@@ -5,22 +5,14 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
+from services.extraction.models import ConceptBrief, ExtractionResult
+from tests.unit.extraction.support import edges, extract, nodes
 
 _DISCHARGE = ConceptBrief(id="discharge", name="Hospital discharge")
 
 
 async def _extract(engine: ExtractionEngine, text: str) -> ExtractionResult:
-    return await engine.extract(
-        ExtractionRequest(
-            session_id="s1",
-            utterance_id="u1",
-            text=text,
-            question="What happened?",
-            methodology="critical_incident",
-            concept=_DISCHARGE,
-        )
-    )
+    return await extract(engine, text, "What happened?", methodology="critical_incident", concept=_DISCHARGE)
 
 
 @pytest.mark.parametrize("connective", ["and because of that", "which meant"])
@@ -32,8 +24,7 @@ async def test_a_reported_situation_leads_to_the_incident_and_involves_the_speak
     told = "The consultant said at nine that I was fit to leave"
     text = f"{told}, {connective} I waited six hours for the letter."
     result = await _extract(offline_engine, text)
-    nodes = {(c.node_type, c.label) for c in result.concepts}
-    assert ("situation", "fit to leave") in nodes
-    edges = {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
-    assert ("fit to leave", "leads_to", "waited six hours for the letter") in edges
-    assert ("fit to leave", "involves", "consultant") in edges
+    assert ("situation", "fit to leave") in nodes(result)
+    found = edges(result)
+    assert ("fit to leave", "leads_to", "waited six hours for the letter") in found
+    assert ("fit to leave", "involves", "consultant") in found

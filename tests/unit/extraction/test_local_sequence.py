@@ -6,17 +6,11 @@ import pytest
 
 from services.extraction.engine import ExtractionEngine
 from services.extraction.local.linking import told_last
-from services.extraction.models import (
-    ConceptBrief,
-    ConversationTurn,
-    ExistingNode,
-    ExtractionRequest,
-    ExtractionResult,
-    Speaker,
-)
+from services.extraction.models import ConversationTurn, ExistingNode, ExtractionResult, Speaker
 from services.extraction.nlp import NlpPipeline
+from tests.unit.extraction.support import edges as _edges
+from tests.unit.extraction.support import extract
 
-_COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
 _PREVIOUS = (
     "I saw a capsule machine at a colleague's desk, and then I compared three capsule machines online."
 )
@@ -36,25 +30,8 @@ def _recent(answer: str) -> tuple[ConversationTurn, ...]:
     )
 
 
-async def _extract(
-    engine: ExtractionEngine, text: str, question: str = "What happened next?"
-) -> ExtractionResult:
-    return await engine.extract(
-        ExtractionRequest(
-            session_id="s1",
-            utterance_id="u1",
-            text=text,
-            question=question,
-            recent_turns=_recent(_PREVIOUS),
-            methodology="jobs_to_be_done",
-            concept=_COFFEE,
-            existing_nodes=_EXISTING,
-        )
-    )
-
-
-def _edges(result: ExtractionResult) -> set[tuple[str, str, str]]:
-    return {(r.source_label, r.edge_type, r.target_label) for r in result.relationships}
+async def _extract(engine: ExtractionEngine, text: str) -> ExtractionResult:
+    return await extract(engine, text, existing=_EXISTING, recent=_recent(_PREVIOUS))
 
 
 @pytest.mark.parametrize(
