@@ -48,11 +48,12 @@ def link_candidates(
     anchor: Endpoint | None,
     question: str,
     given: list[LinkedEdge] | None = None,
-    previous: Endpoint | None = None,
+    follows: tuple[Endpoint, Candidate] | None = None,
 ) -> list[LinkedEdge]:
     """Every edge the ontology allows between the answer's candidates (and the question's anchor);
     `given` are edges found already (they count when asking whether the anchor is linked);
-    `previous` is the event the last answer ended on, which an answer opening with "Then" follows."""
+    `follows` is the event the last answer ended on and this answer's opening event, which goes on
+    from it ("Then I check out in the app.", see `opening_event`)."""
     prefs = lex.spec.edges
     up = lex.spec.reason_direction == "up"
     edges: list[LinkedEdge] = []
@@ -145,7 +146,7 @@ def link_candidates(
                 continue
             for event in (c for c in cands if c.clause == told.index and not c.from_noun):
                 link(event, nouns[0], prefs.participant, 0.55)
-    edges += _sequence(doc, cands, lex, chooser, previous)
+    edges += _sequence(doc, cands, lex, chooser, follows)
     if anchor is not None and prefs.example and _EXAMPLE.search(doc.text):
         # "Prime Video is a good example of that": an instance of what the question asked about
         for cand in cands:
@@ -223,18 +224,17 @@ def _the_one(doc: Doc, clause: Clause) -> bool:
 
 
 def _sequence(
-    doc: Doc, cands: list[Candidate], lex: CueLexicon, chooser: EdgeChooser, previous: Endpoint | None
+    doc: Doc,
+    cands: list[Candidate],
+    lex: CueLexicon,
+    chooser: EdgeChooser,
+    follows: tuple[Endpoint, Candidate] | None,
 ) -> list[LinkedEdge]:
     seq = [c for c in cands if c.node_type in lex.spec.sequence_types]
     out: list[LinkedEdge] = []
     pairs: list[tuple[Candidate | Endpoint, Candidate]] = list(pairwise(seq))
-    if (
-        previous is not None
-        and seq
-        and _opens_with_sequence(doc, seq[0])
-        and not _same_item(previous.label, seq[0].label)  # the last event told again
-    ):
-        pairs.insert(0, (previous, seq[0]))  # "Then I check out in the app.": on from the last answer
+    if follows is not None and not _same_item(follows[0].label, follows[1].label):  # not told again
+        pairs.insert(0, follows)
     for a, b in pairs:
         if isinstance(a, Candidate):
             window = range(a.quote_end, min(b.label_tokens[0] + 2, len(doc)))
@@ -246,12 +246,17 @@ def _sequence(
     return out
 
 
-def _opens_with_sequence(doc: Doc, first: Candidate) -> bool:
-    """Whether the answer opens with a sequence cue ("Then", "Next,", "And after that,") and its
-    first event comes right after it."""
+def opening_event(doc: Doc, cands: list[Candidate], lex: CueLexicon) -> Candidate | None:
+    """The answer's first event (of a sequence type, `cands` in text order) when the answer opens
+    with a sequence cue right before it ("Then I check out in the app.", "And after that, I …"):
+    the answer goes on from the last one; None otherwise."""
+    first = next((c for c in cands if c.node_type in lex.spec.sequence_types), None)
+    if first is None:
+        return None
     lead = [t for t in doc[: first.label_tokens[0]] if not t.is_punct]
     cue = next((i for i, t in enumerate(lead) if t.lower_ in _SEQUENCE_CUES), None)
-    return cue is not None and all(t.lower_ in _LEAD_WORDS for t in lead[:cue]) and len(lead) <= cue + 3
+    opens = cue is not None and all(t.lower_ in _LEAD_WORDS for t in lead[:cue]) and len(lead) <= cue + 3
+    return first if opens else None
 
 
 def _nearest_first(cands: list[Candidate], position: int) -> list[Candidate]:

@@ -21,7 +21,7 @@ from services.extraction.chunks import split_at
 from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
-from services.extraction.local.edges import link_candidates
+from services.extraction.local.edges import link_candidates, opening_event
 from services.extraction.local.framing import apply_clefts, cleft_links, split_clefts, stated_reasons
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
 from services.extraction.local.remention import rementions, restated_anchor
@@ -103,8 +103,11 @@ class LocalExtractor:
         cands = _one_type_per_label(_outside(doc, cands, meta))
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
-        previous = None
-        if anchor is None:
+        # "Then I check out in the app." after "What happened next?": on from the last answer's
+        # event (looked up only for such an answer: it lemmatises every existing node's label)
+        follows = None
+        opening = opening_event(doc, cands, lex) if anchor is None else None
+        if opening is not None:
             told = told_last(
                 request.recent_turns,
                 request.existing_nodes,
@@ -112,9 +115,9 @@ class LocalExtractor:
                 self.pre.pipeline.lemmas,
                 _STOP,
             )
-            previous = Endpoint(told.label, told.node_type) if told is not None else None
+            follows = (Endpoint(told.label, told.node_type), opening) if told is not None else None
         edges += link_candidates(
-            doc, parts, cands, relations, lex, chooser, anchor, request.question, edges, previous
+            doc, parts, cands, relations, lex, chooser, anchor, request.question, edges, follows
         )
         return self._raw(doc, cands, edges, request)
 
