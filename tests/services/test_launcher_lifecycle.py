@@ -13,6 +13,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from tests.ports import closed_port
@@ -23,16 +25,26 @@ STARTUP_TIMEOUT_S = 600
 HANG_GUARD_S = 180
 
 
-def _launcher(env: dict[str, str], *only: str) -> subprocess.Popen[str]:
+@contextmanager
+def _launcher(env: dict[str, str], *only: str) -> Iterator[subprocess.Popen[str]]:
+    """The launcher in a process group of its own; whatever of the group is left at the end (the
+    launcher and its services, when a test fails part-way) is killed, so no service outlives it."""
     timeout = ("--startup-timeout", str(STARTUP_TIMEOUT_S))
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "services.launcher", "--only", *only, *timeout],
         cwd=ROOT,
         env={**os.environ, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
+    try:
+        yield proc
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _children(pid: int) -> list[int]:
@@ -49,8 +61,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_signal_during_start_up_stops_the_launcher_and_its_children() -> None:
-    proc = _launcher({"EXTRACTION_PORT": str(closed_port())}, "extraction")
-    try:
+    with _launcher({"EXTRACTION_PORT": str(closed_port())}, "extraction") as proc:
         children: list[int] = []
         while not children and proc.poll() is None:
             children = _children(proc.pid)
@@ -59,12 +70,10 @@ def test_a_signal_during_start_up_stops_the_launcher_and_its_children() -> None:
         # the child is still importing its libraries: nowhere near healthy
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=HANG_GUARD_S)
-    finally:
-        proc.kill()
+        assert not any(_alive(pid) for pid in children)  # before the clean-up kills the group
     assert proc.returncode == 0, out
     assert "stopped during start-up" in out
     assert "healthy" not in out
-    assert not any(_alive(pid) for pid in children)
 
 
 def test_a_service_that_dies_during_start_up_stops_the_others() -> None:
@@ -73,19 +82,15 @@ def test_a_service_that_dies_during_start_up_stops_the_others() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         env = {"QUESTION_PORT": str(taken.getsockname()[1]), "EXTRACTION_PORT": str(closed_port())}
-        proc = _launcher(env, "extraction", "question")
-        try:
+        with _launcher(env, "extraction", "question") as proc:
             out, _ = proc.communicate(timeout=HANG_GUARD_S)
-        finally:
-            proc.kill()
     assert proc.returncode == 1, out
     assert "service exited during start-up: question" in out
     assert "services healthy" not in out
 
 
 def test_the_launcher_reports_healthy_services_and_stops_on_a_signal() -> None:
-    proc = _launcher({"QUESTION_PORT": str(closed_port())}, "question")
-    try:
+    with _launcher({"QUESTION_PORT": str(closed_port())}, "question") as proc:
         assert proc.stdout is not None
         lines: list[str] = []
         for line in proc.stdout:
@@ -96,7 +101,5 @@ def test_the_launcher_reports_healthy_services_and_stops_on_a_signal() -> None:
         children = _children(proc.pid)
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=HANG_GUARD_S)
-    finally:
-        proc.kill()
+        assert not any(_alive(pid) for pid in children)  # before the clean-up kills the group
     assert proc.returncode == 0, out
-    assert not any(_alive(pid) for pid in children)
