@@ -95,6 +95,11 @@ def _bare_right(
     events = [c for c in left if not c.from_noun] or left
     referent = None if left else antecedent(doc, cands, rel, anchor)
     stated = marker_type(lex, rel)
+    told = _told_before(doc, parts, rel) if stated and not events else None
+    if told is not None and not isinstance(referent, Candidate):
+        # "Everything was ready when he got home, and I think that was because Y": "that" is the
+        # answer's own bare clause before it, even when the question named a node (the nurse)
+        referent = None
     if events:
         known_type = events[-1].node_type
     elif referent is not None:
@@ -109,18 +114,24 @@ def _bare_right(
         return []
     cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
     out = [cand] if cand is not None else []
-    if stated and not events and referent is None and rel.left is not None:
-        # "Everything was ready when he got home, and I think that was because Y": the clause the
-        # explanation points back to is bare too; it is what was explained (one step below)
-        before = [c for c in parts if doc[c.end - 1].idx < rel.left.start]
+    if told is not None and referent is None:
+        # the clause the explanation points back to is bare too: it is what was explained (one
+        # step below)
         lower = infer_type(chooser, lex, node_type, higher=False)
-        if before and lower is not None:
-            prev = clause_candidate(
-                doc, before[-1], lower, lex, INFERRED_CONFIDENCE, f"explained:{rel.marker}"
-            )
-            if prev is not None:
-                out.append(prev)
+        prev = None
+        if lower is not None:
+            prev = clause_candidate(doc, told, lower, lex, INFERRED_CONFIDENCE, f"explained:{rel.marker}")
+        if prev is not None:
+            out.append(prev)
     return out
+
+
+def _told_before(doc: Doc, parts: list[Clause], rel: DiscourseRelation) -> Clause | None:
+    """The answer's clause right before a connective's left side ("and I think that was")."""
+    if rel.left is None:
+        return None
+    before = [c for c in parts if doc[c.end - 1].idx < rel.left.start]
+    return before[-1] if before else None
 
 
 def _events(cands: list[Candidate], chooser: EdgeChooser, lex: CueLexicon) -> list[Candidate]:

@@ -127,18 +127,43 @@ async def test_because_of_that_after_and_links_the_clause_before(offline_engine:
     ), edges
 
 
+@pytest.mark.parametrize(
+    ("question", "existing"),
+    [
+        ("How did that turn out?", ()),
+        # the question names a node, but "that" is the answer's own clause before it
+        ("How did the nurse act during what happened?", (("nurse", "actor"),)),
+    ],
+)
 async def test_an_explanation_after_that_was_because_is_an_attribution(
-    offline_engine: ExtractionEngine,
+    offline_engine: ExtractionEngine, question: str, existing: tuple[tuple[str, str], ...]
 ) -> None:
     result = await _extract(
         offline_engine,
         "critical_incident",
         "Everything was ready when he got home, and I think that was because they involved the family early.",
-        question="How did that turn out?",
+        question=question,
+        existing=existing,
     )
     types = _types(result)
     assert types.get("involved the family early") == "attribution", types
-    assert any(e == "attributed_to" and t == "involved the family early" for _, e, t in _edges(result))
+    assert types.get("everything was ready when he got home") == "outcome", types
+    assert ("everything was ready when he got home", "attributed_to", "involved the family early") in _edges(
+        result
+    )
+
+
+async def test_an_explanation_with_nothing_before_it_explains_the_node_asked_about(
+    offline_engine: ExtractionEngine,
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "Well, I think that was because they involved the family early.",
+        question="Why did the nurse phoning you matter?",
+        existing=(("nurse phoned me", "action"),),
+    )
+    assert ("nurse phoned me", "attributed_to", "involved the family early") in _edges(result)
 
 
 @pytest.mark.parametrize("next_sentence", [False, True])
