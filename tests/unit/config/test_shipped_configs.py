@@ -150,20 +150,23 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
 
 
 @pytest.mark.parametrize(
-    ("name", "strategy", "kept"),
+    ("name", "strategy", "kept", "dropped"),
     [
-        ("means_end_chain", "deepen", set()),
-        ("customer_journey_mapping", "identify_need", set()),
+        ("means_end_chain", "deepen", set(), set()),
+        ("customer_journey_mapping", "identify_need", set(), set()),
         # a functional job still leads on to the emotional or social job behind it
-        ("jobs_to_be_done", "dig_for_job", {"job"}),
-        ("critical_incident", "trace_actions", set()),
-        ("critical_incident", "probe_outcome", set()),
+        ("jobs_to_be_done", "dig_for_job", {"job"}, set()),
+        ("critical_incident", "trace_actions", set(), set()),
+        # nothing comes of a person as such, nor does a person turn out some way: "How did the
+        # discharge nurse act, and how did that affect you?" drew nothing new in 60 % of 198
+        # simulated askings; what the nurse did is trace_actions' question
+        ("critical_incident", "probe_outcome", set(), {"actor"}),
         # an explanation still leads on to the lesson ("what would you want to happen next time?")
-        ("critical_incident", "probe_attribution", {"attribution"}),
+        ("critical_incident", "probe_attribution", {"attribution"}, {"actor"}),
     ],
 )
 def test_laddering_never_starts_at_the_end_of_the_ladder(
-    methodologies: MethodologyRegistry, name: str, strategy: str, kept: set[str]
+    methodologies: MethodologyRegistry, name: str, strategy: str, kept: set[str], dropped: set[str]
 ) -> None:
     # focused on a terminal node ("peace of mind", "needing to plan ahead", "always call the carer")
     # these strategies have no rung left to ask for: the question played the node back, or asked
@@ -172,4 +175,4 @@ def test_laddering_never_starts_at_the_end_of_the_ladder(
     cfg = methodologies.get(name)
     terminal = {n.name for n in cfg.ontology.nodes if n.terminal}
     focus = set(next(s for s in cfg.strategies if s.name == strategy).focus_node_types)
-    assert focus == {n.name for n in cfg.ontology.nodes} - terminal | kept
+    assert focus == ({n.name for n in cfg.ontology.nodes} - terminal | kept) - dropped
