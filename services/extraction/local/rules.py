@@ -24,6 +24,7 @@ from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
+from services.extraction.wordclasses import INTERJECTIONS
 
 INFERRED_CONFIDENCE = 0.45
 _STOP = frozenset(STOP_WORDS)
@@ -223,7 +224,8 @@ def points_back(text: str) -> bool:
     words = [w.split("'")[0] for w in words]
     if not any(w in _BACK_POINTERS for w in words):
         return False
-    return all(w in _BACK_POINTERS or w in _POINTER_FILLER or w in _STOP for w in words)
+    # "Right, that was because …": an interjection before the pointer says nothing of its own
+    return all(w in _BACK_POINTERS or w in _POINTER_FILLER or w in _STOP or w in INTERJECTIONS for w in words)
 
 
 def antecedent(

@@ -57,15 +57,31 @@ def _linked(result: ExtractionResult, source: str, edge_type: str, target: str) 
     )
 
 
-async def test_importance_linked_to_the_item_the_question_named(offline_engine: ExtractionEngine) -> None:
+@pytest.mark.parametrize("opening", ["", "Right, ", "Hmm, okay, "])
+async def test_importance_linked_to_the_item_the_question_named(
+    offline_engine: ExtractionEngine, opening: str
+) -> None:
     result = await _extract(
         offline_engine,
         "means_end_chain",
-        "That's important to me because I can concentrate during my commute.",
+        f"{opening}that's important to me because I can concentrate during my commute.".capitalize(),
         question="What is it about noise cancelling that matters to you?",
         existing=(("noise cancelling", "attribute"),),
     )
     assert ("noise cancelling", "leads_to", "concentrate during my commute") in _edges(result)
+
+
+async def test_a_push_given_as_the_reason_serves_the_outcome_asked_about(
+    offline_engine: ExtractionEngine,
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "jobs_to_be_done",
+        "Right, that was because I was spending too much on coffee.",
+        question="What did you picture spending less each month would change for you?",
+        existing=(("spend less each month", "desired_outcome"),),
+    )
+    assert ("spending too much on coffee", "serves", "spend less each month") in _edges(result)
 
 
 async def test_that_points_back_to_the_clause_before(offline_engine: ExtractionEngine) -> None:
