@@ -156,7 +156,9 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
         ("customer_journey_mapping", "identify_need", set(), set()),
         # a functional job still leads on to the emotional or social job behind it
         ("jobs_to_be_done", "dig_for_job", {"job"}, set()),
-        ("critical_incident", "trace_actions", set(), set()),
+        # what was done came before an outcome: "What exactly did you do while he came home
+        # exhausted, step by step?" drew nothing new in 80 % of 46 simulated askings
+        ("critical_incident", "trace_actions", set(), {"outcome"}),
         # nothing comes of a person as such, nor does a person turn out some way: "How did the
         # discharge nurse act, and how did that affect you?" drew nothing new in 60 % of 198
         # simulated askings; what the nurse did is trace_actions' question
