@@ -135,6 +135,9 @@ class LexiconFile(BaseModel):
     # node types that name something that went wrong: an item of one whose own words read well once
     # negated ("there were no problems", "the van wasn't late") names no friction and is none
     friction_types: list[str] = Field(default_factory=list)
+    # node types that speak of people in general ("hospitals should always call the carer"): a
+    # participant named by its noun in such a clause is a role, not someone who took part
+    general_types: list[str] = Field(default_factory=list)
     # node type -> endings of "<left side> <connective>" that type the clause the connective
     # introduces ("that was because" -> attribution, "what i took from it" -> learning); "*" stands
     # for one to four words ("stopped using * because": whatever was stopped). The respondent's own
@@ -361,7 +364,7 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
         ]
     problems += [
         f"{key}: {t!r} is not a node type"
-        for key in ("sequence_types", "friction_types")
+        for key in ("sequence_types", "friction_types", "general_types")
         for t in getattr(spec, key)
         if t not in node_names
     ]

@@ -100,7 +100,7 @@ class LocalExtractor:
         cands += sequence_events(doc, parts, cands, relations, lex)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
-        cands = _one_type_per_label(_outside(doc, cands, meta))
+        cands = _in_particular(_one_type_per_label(_outside(doc, cands, meta)), lex)
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
         # "Then I check out in the app." after "What happened next?": on from the last answer's
@@ -238,6 +238,19 @@ def _outside(doc: Doc, cands: list[Candidate], meta: list[tuple[int, int]]) -> l
         if not inside(meta, first.idx, last.idx + len(last.text)):
             out.append(c)
     return out
+
+
+def _in_particular(cands: list[Candidate], lex: CueLexicon) -> list[Candidate]:
+    """Apply `general_types`: "what I took from it is that every carer should get a call" speaks of
+    carers in general, so its "carer" is no participant (asked "How did the carer act?", the
+    respondent has nothing to tell)."""
+    general = set(lex.spec.general_types)
+    clauses = {c.clause for c in cands if c.node_type in general and not c.from_noun}
+    if not clauses:
+        return cands
+    return [
+        c for c in cands if not (c.from_noun and c.node_type in lex.noun_participants and c.clause in clauses)
+    ]
 
 
 def _one_type_per_label(cands: list[Candidate]) -> list[Candidate]:

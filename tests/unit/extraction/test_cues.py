@@ -27,6 +27,7 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
 ) -> None:
     (tmp_path / "means_end_chain.yaml").write_text(
         "types:\n  benefit:\n    phrase: [cheap]\nedges:\n  causal: [causes]\nfriction_types: [snag]\n"
+        "general_types: [lesson]\n"
         "cleft_types:\n  regret: [what i regret]\ncleft_edges:\n  attribute: [blocks]\n",
         encoding="utf-8",
     )
@@ -35,7 +36,7 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
     message = str(excinfo.value)
     assert "means_end_chain.yaml" in message
     assert "types.benefit" in message and "edges.causal: 'causes'" in message
-    assert "friction_types: 'snag'" in message
+    assert "friction_types: 'snag'" in message and "general_types: 'lesson'" in message
     assert "cleft_types.regret" in message and "cleft_edges.attribute" in message and "'blocks'" in message
 
 

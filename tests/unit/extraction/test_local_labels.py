@@ -658,6 +658,41 @@ async def test_an_actor_is_the_whole_a_part_is_taken_of(offline_engine: Extracti
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "lesson"),
+    [
+        (
+            "I had the scales ready, and what I took from it is that hospitals should always call the carer"
+            " before discharge.",
+            "always call the carer",
+        ),
+        ("Every carer should get a call the day before.", "get a call the day before"),
+    ],
+)
+async def test_a_lesson_names_roles_not_people_who_took_part(
+    offline_engine: ExtractionEngine, text: str, lesson: str
+) -> None:
+    # "carer" from the lesson became an actor with nothing to tell: "How did the carer act during
+    # what happened?" was answered "Nothing more to add there" (11 such actors in 36 simulated
+    # incident interviews)
+    typed = await _typed(offline_engine, text, "critical_incident")
+    assert ("learning", lesson) in typed, typed
+    assert not {label for kind, label in typed if kind == "actor"}, typed
+
+
+async def test_someone_in_the_story_beside_a_lesson_still_took_part(
+    offline_engine: ExtractionEngine,
+) -> None:
+    typed = await _typed(
+        offline_engine,
+        "The discharge nurse phoned me the day before, and what I took from it is that every carer should"
+        " get a call.",
+        "critical_incident",
+    )
+    assert ("actor", "discharge nurse") in typed, typed
+    assert "carer" not in {label for kind, label in typed if kind == "actor"}, typed
+
+
 async def test_an_incident_question_does_not_retype_what_a_cue_typed(
     offline_engine: ExtractionEngine,
 ) -> None:
