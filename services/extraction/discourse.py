@@ -17,7 +17,7 @@ from spacy.util import filter_spans
 
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
 from services.extraction.nlp import NlpPipeline
-from services.extraction.wordclasses import RELATION_VERBS
+from services.extraction.wordclasses import INTERJECTIONS, RELATION_VERBS
 
 _APOS_S = ["'s", "’s", "is", "was"]
 
@@ -126,8 +126,11 @@ CONNECTIVES: tuple[Connective, ...] = (
 _TEMPORAL_SINCE_NEXT = frozenset(
     {"then", "last", "ever", "forever", "childhood", "birth", "yesterday", "years"}
 )
-# Words that may precede a sentence-initial connective without making it mid-sentence.
-_OPENERS = frozenset({"and", "well", "oh", "yeah", "yes", "so", "but", "um", "uh", "i", "mean", "guess"})
+# Words that may precede a sentence-initial connective without making it mid-sentence ("Maybe,
+# because of the instant coffee, I realised …" fronts its clause as "Because of …" does).
+_OPENERS = INTERJECTIONS | frozenset(
+    {"and", "so", "but", "i", "mean", "guess", "maybe", "perhaps", "probably", "honestly", "actually"}
+)
 _SOFT_BREAK_AFTER_COMMA = frozenset({"and", "or", "then", "plus"})
 _TRIM_EDGE = frozenset({"and", "or", "also", "then", "plus"})
 

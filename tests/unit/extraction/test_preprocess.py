@@ -91,6 +91,21 @@ DISCOURSE_CASES = [
         "it saves me time",
     ),
     ("Because it saves me time.", "because", RelationKind.CAUSE, None, "it saves me time"),
+    # a hedge or an interjection before a fronted connective leaves it fronted
+    (
+        "Maybe, because it saves me time, I buy it every week.",
+        "because",
+        RelationKind.CAUSE,
+        "I buy it every week",
+        "it saves me time",
+    ),
+    (
+        "Hmm, okay, because the queue was long, I bought a machine.",
+        "because",
+        RelationKind.CAUSE,
+        "I bought a machine",
+        "the queue was long",
+    ),
 ]
 
 
