@@ -427,6 +427,16 @@ def test_after_a_check_the_interview_moves_on(registry: MethodologyRegistry, nam
     assert top[1] not in CHECKS[name] and top[1] != ROLES[name][3], top
 
 
+# a node asked about once, whose push or pull is known (it has an outgoing edge)
+HEARD = FRESH | {
+    "graph.node.focus_count": "low",
+    "graph.node.has_outgoing": True,
+    "graph.node.recency_score": 0.8,
+    "graph.node.exhaustion_score": 0.2,
+    "technique.node.strategy_repetition": "low",
+}
+
+
 def test_a_switch_interview_asks_what_held_back_a_solution_whose_forces_it_has_heard(
     registry: MethodologyRegistry,
 ) -> None:
@@ -436,14 +446,7 @@ def test_a_switch_interview_asks_what_held_back_a_solution_whose_forces_it_has_h
     # known and its job laddered, the forces that held the switch back come next.
     cfg = registry.get("jobs_to_be_done")
     scene = mid(last="dig_for_job")
-    heard = FRESH | {
-        "graph.node.focus_count": "low",
-        "graph.node.has_outgoing": True,
-        "graph.node.recency_score": 0.8,
-        "graph.node.exhaustion_score": 0.2,
-        "technique.node.strategy_repetition": "low",
-    }
-    scene.nodes = {"capsule machine": dict(heard), "be awake": dict(heard)}
+    scene.nodes = {"capsule machine": dict(HEARD), "be awake": dict(HEARD)}
     scene.node_last_strategy = {"capsule machine": "probe_push_pull", "be awake": "dig_for_job"}
     holding_back = ("probe_anxiety_habit", "compare_alternatives")
     # what held a switch back is asked of a solution or what pulled towards it, never of the job
@@ -464,13 +467,6 @@ def test_what_held_a_switch_back_comes_before_the_next_fresh_node_is_pushed_and_
     # and 25 of 36 anxieties went unsaid. Once the job is laddered, the held-back forces come first.
     cfg = registry.get("jobs_to_be_done")
     scene = mid(last="dig_for_job")
-    heard = FRESH | {
-        "graph.node.focus_count": "low",
-        "graph.node.has_outgoing": True,
-        "graph.node.recency_score": 0.8,
-        "graph.node.exhaustion_score": 0.2,
-        "technique.node.strategy_repetition": "low",
-    }
-    scene.nodes = {"capsule machine": dict(heard), "fresh": dict(FRESH)}
+    scene.nodes = {"capsule machine": dict(HEARD), "fresh": dict(FRESH)}
     scene.node_last_strategy = {"capsule machine": "probe_push_pull"}
     assert rank(cfg, scene)[0][1:] == ("probe_anxiety_habit", "capsule machine"), rank(cfg, scene)[:3]
