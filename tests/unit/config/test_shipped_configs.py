@@ -178,3 +178,20 @@ def test_laddering_never_starts_at_the_end_of_the_ladder(
     terminal = {n.name for n in cfg.ontology.nodes if n.terminal}
     focus = set(next(s for s in cfg.strategies if s.name == strategy).focus_node_types)
     assert focus == ({n.name for n in cfg.ontology.nodes} - terminal | kept) - dropped
+
+
+def test_switch_forces_are_asked_of_what_the_ontology_lets_them_hang_on(
+    methodologies: MethodologyRegistry,
+) -> None:
+    # "What pushed you … when it came to feeling in control?" asked a push of the job it serves
+    # (12 askings of an emotional job in 18 simulated switch interviews, 10 with nothing new), and
+    # "what almost stopped you" of a pull, which nothing holds back
+    cfg = methodologies.get("jobs_to_be_done")
+    edges = {e.name: e.permitted_connections for e in cfg.ontology.edges}
+    forces = {"push", "pull"}
+    arises_from = {src for src, dst in edges["gives_rise_to"] if dst in forces}
+    held_back = {dst for _, dst in edges["holds_back"]}
+    push_pull, anxiety_habit = cfg.strategy("probe_push_pull"), cfg.strategy("probe_anxiety_habit")
+    assert push_pull is not None and anxiety_habit is not None
+    assert set(push_pull.focus_node_types) == arises_from
+    assert set(anxiety_habit.focus_node_types) == held_back
