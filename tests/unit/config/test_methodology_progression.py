@@ -449,8 +449,8 @@ def test_a_switch_interview_asks_what_held_back_a_solution_whose_forces_it_has_h
     scene.nodes = {"capsule machine": dict(HEARD), "be awake": dict(HEARD)}
     scene.node_last_strategy = {"capsule machine": "probe_push_pull", "be awake": "dig_for_job"}
     holding_back = ("probe_anxiety_habit", "compare_alternatives")
-    # what held a switch back is asked of a solution or what pulled towards it, never of the job
-    # ("What worried you about being awake … when you were deciding?")
+    # what held a switch back is asked of a solution, never of the job ("What worried you about
+    # being awake … when you were deciding?")
     for name in holding_back:
         strategy = cfg.strategy(name)
         assert strategy is not None and "solution" in strategy.focus_node_types, name
