@@ -160,7 +160,7 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
         # exhausted, step by step?" drew nothing new in 80 % of 46 simulated askings
         ("critical_incident", "trace_actions", set(), {"outcome"}),
         # nothing comes of a person as such, nor does a person turn out some way: "How did the
-        # discharge nurse act, and how did that affect you?" drew nothing new in 60 % of 198
+        # discharge nurse act, and how did that affect you?" drew nothing new in 60 % of 99
         # simulated askings; what the nurse did is trace_actions' question
         ("critical_incident", "probe_outcome", set(), {"actor"}),
         # an explanation still leads on to the lesson ("what would you want to happen next time?")
