@@ -154,7 +154,7 @@ def marker_type(lex: CueLexicon, rel: DiscourseRelation) -> str | None:
 
 
 # Words that may fill a clause that only points back ("that's really important to me", "I think it
-# went that way", "which I put", "looking back, it happened").
+# went that way", "which I put", "looking back, it happened"); interjections may too (`points_back`).
 _BACK_POINTERS = frozenset({"that", "this", "it", "which", "what"})
 _POINTER_FILLER = frozenset(
     {
@@ -192,7 +192,6 @@ _POINTER_FILLER = frozenset(
         "turn",
         "turned",
         "out",
-        "like",
         "said",
         "as",
         "me",
@@ -208,12 +207,7 @@ _POINTER_FILLER = frozenset(
         "came",
         "come",
         "down",
-        "well",
         "again",
-        "sure",
-        "yes",
-        "yeah",
-        "oh",
     }
 )
 
