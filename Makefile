@@ -49,7 +49,7 @@ protos: $(STAMP)
 
 lint: install
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy shared services scripts bench deploy $(wildcard cli simulation)
+	$(VENV)/bin/mypy shared services scripts bench deploy $(wildcard cli simulation) tests
 	npx --no-install buf lint
 	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:buf.yaml 2>/dev/null; then \
 		npx --no-install buf breaking --against '.git#branch=main'; \

@@ -114,5 +114,5 @@ async def grpc_server_factory() -> AsyncIterator[StartServer]:
 
     yield start
     for server, channel in reversed(started):
-        await channel.close()
+        await channel.close(None)
         await server.stop(grace=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +124,7 @@ async def snapshot(stub: orchestrator_pb2_grpc.InterviewServiceStub, session_id:
     )
 
 
-def _duplicates(items: list[object]) -> list[object]:
+def _duplicates(items: Sequence[Hashable]) -> list[Hashable]:
     return [item for item, count in Counter(items).items() if count > 1]
 
 
@@ -148,7 +149,7 @@ def assert_no_duplicates(session: pb.GetSessionResponse, graph: pb.GetSessionGra
         # Provenance points at stored utterances only (not at one from an abandoned attempt).
         assert set(node.source_utterance_ids) <= utterance_ids, f"{node.label}: unknown utterance"
         quotes = [(q.utterance_id, q.start, q.end) for q in node.quotes]
-        assert not _duplicates(quotes), f"{node.label}: quote repeated"  # type: ignore[arg-type]
+        assert not _duplicates(quotes), f"{node.label}: quote repeated"
     assert not _duplicates([s.id for s in graph.slots]), "duplicate slot ids"
     assert not _duplicates([(s.slot_name, s.node_type) for s in graph.slots]), "duplicate slots"
     assert not _duplicates([m.surface_node_id for m in graph.mappings]), "a node mapped twice"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from typing import TypeAlias
 
 import grpc
 import grpc.aio
@@ -24,7 +25,7 @@ from tests.integration.helpers import error_info
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
-Stub = orchestrator_pb2_grpc.InterviewServiceStub
+Stub: TypeAlias = orchestrator_pb2_grpc.InterviewServiceStub
 CONCEPT = "headphones_mec"
 ANSWERS = answers_for(CONCEPT)
 MAX_TURNS = 8  # the same for every session here: phases (and so decisions) depend on it

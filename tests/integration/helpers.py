@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 import grpc.aio
@@ -39,7 +39,8 @@ class UnaryInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None or handler.unary_unary is None or not details.method.endswith(self.suffix):
             return handler
-        inner, method = handler.unary_unary, details.method.rsplit("/", 1)[-1]
+        # grpc-stubs type the behaviour as the sync API's; on a grpc.aio server it is a coroutine function.
+        inner, method = cast(Unary, handler.unary_unary), details.method.rsplit("/", 1)[-1]
 
         async def behaviour(request: Any, context: grpc.aio.ServicerContext) -> Any:
             return await self.around(method, inner, request, context)

@@ -39,7 +39,7 @@ def offline_llm_settings() -> LLMSettings:
         _env_file=None,
         extraction=OFFLINE,
         scoring=OFFLINE,
-        generation=OFFLINE,  # type: ignore[call-arg]
+        generation=OFFLINE,
         anthropic_api_key=None,
         openai_api_key=None,
         kimi_api_key=None,
@@ -96,7 +96,7 @@ class Suite:
             **self.orchestrator_overrides,
             **overrides,
         }
-        return OrchestratorSettings(_env_file=None, **values)  # type: ignore[call-arg]
+        return OrchestratorSettings(_env_file=None, **values)
 
     async def start(self, name: str) -> None:
         """Start one service (on its previous port when restarting)."""
@@ -146,7 +146,7 @@ async def _graph_store(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
         _env_file=None,
         port=suite.ports.get("graph_store", 0),
         host="127.0.0.1",
-        log_level="WARNING",  # type: ignore[call-arg]
+        log_level="WARNING",
         database_url=database_url(suite.db_base, suite.tmp_path, "graph_store"),
     )
     methodologies = MethodologyRegistry(settings.config_dir)
@@ -167,7 +167,7 @@ async def _canonical_slots(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
         _env_file=None,
         port=suite.ports.get("canonical_slots", 0),
         host="127.0.0.1",
-        log_level="WARNING",  # type: ignore[call-arg]
+        log_level="WARNING",
         database_url=database_url(suite.db_base, suite.tmp_path, "canonical_slots"),
     )
     methodologies = MethodologyRegistry(settings.config_dir)
@@ -195,7 +195,7 @@ async def _scoring(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
         _env_file=None,
         port=suite.ports.get("scoring", 0),
         host="127.0.0.1",
-        log_level="WARNING",  # type: ignore[call-arg]
+        log_level="WARNING",
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
@@ -210,7 +210,7 @@ async def _question(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
         _env_file=None,
         port=suite.ports.get("question", 0),
         host="127.0.0.1",
-        log_level="WARNING",  # type: ignore[call-arg]
+        log_level="WARNING",
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
@@ -231,7 +231,7 @@ async def _extraction(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
         _env_file=None,
         port=suite.ports.get("extraction", 0),
         host="127.0.0.1",
-        log_level="WARNING",  # type: ignore[call-arg]
+        log_level="WARNING",
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)

@@ -91,7 +91,7 @@ def interviewer_lines(transcript: Sequence[pb.Utterance]) -> list[str]:
 
 
 def reason_word(reason: int) -> str:
-    return common_pb2.TerminationReason.Name(reason).removeprefix("TERMINATION_REASON_").lower()  # type: ignore[arg-type]
+    return common_pb2.TerminationReason.Name(reason).removeprefix("TERMINATION_REASON_").lower()
 
 
 async def test_interactive_interview_with_graph_export_and_quit(

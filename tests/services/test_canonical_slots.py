@@ -15,7 +15,6 @@ import pytest_asyncio
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from grpc_status import rpc_status
 
 from services.canonical_slots.app import open_core
 from services.canonical_slots.lemmas import Lemmatizer
@@ -25,6 +24,7 @@ from shared.gen.interview.slots.v1 import slots_pb2, slots_pb2_grpc
 from shared.llm.base import LLMClientName
 from shared.llm.local import LocalLLMClient
 from shared.methodology import MethodologyRegistry
+from tests.rich_status import from_aio_call
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 MEC = "means_end_chain"
@@ -132,7 +132,7 @@ async def test_bad_discovery_is_invalid_argument_and_writes_nothing(
     with pytest.raises(grpc.aio.AioRpcError) as exc:
         await call
     assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    violations = _bad_request(await rpc_status.aio.from_call(call))
+    violations = _bad_request(await from_aio_call(call))
     assert set(violations) == {
         "session_id",
         "turn_number",
@@ -169,7 +169,7 @@ async def test_bad_list_and_state_requests(stub: slots_pb2_grpc.CanonicalSlotSer
         with pytest.raises(grpc.aio.AioRpcError) as exc:
             await call
         assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT, field
-        assert field in _bad_request(await rpc_status.aio.from_call(call))
+        assert field in _bad_request(await from_aio_call(call))
 
 
 async def test_discover_and_state_round_trip(

@@ -36,7 +36,7 @@ ANSWER = (
 
 
 def _settings() -> ExtractionSettings:
-    return ExtractionSettings(_env_file=None, config_dir=CONFIG_DIR, max_text_chars=MAX_TEXT, log_json=False)  # type: ignore[call-arg]
+    return ExtractionSettings(_env_file=None, config_dir=CONFIG_DIR, max_text_chars=MAX_TEXT, log_json=False)
 
 
 @pytest.fixture(scope="module")

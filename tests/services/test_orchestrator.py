@@ -44,7 +44,7 @@ def _settings(tmp_path: Path, **overrides: Any) -> OrchestratorSettings:
         },
         **overrides,
     }
-    return OrchestratorSettings(_env_file=None, **values)  # type: ignore[call-arg]
+    return OrchestratorSettings(_env_file=None, **values)
 
 
 @pytest_asyncio.fixture

@@ -15,7 +15,6 @@ import pytest_asyncio
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from grpc_status import rpc_status
 
 from services.question.server import SERVICE_FULL_NAME, build_registrations
 from services.question.settings import QuestionSettings
@@ -26,13 +25,14 @@ from shared.llm.base import LLMClientName
 from shared.llm.local import LocalLLMClient
 from shared.methodology import MethodologyRegistry
 from tests.fakes.llm_server import FakeLLMServer, Reply, fake_llm_settings
+from tests.rich_status import from_aio_call
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 MAX_TEXT = 400
 
 
 def _settings() -> QuestionSettings:
-    return QuestionSettings(_env_file=None, config_dir=CONFIG_DIR, max_text_chars=MAX_TEXT, log_json=False)  # type: ignore[call-arg]
+    return QuestionSettings(_env_file=None, config_dir=CONFIG_DIR, max_text_chars=MAX_TEXT, log_json=False)
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ async def test_invalid_argument_with_field_violations(
     with pytest.raises(grpc.aio.AioRpcError) as exc:
         await call
     assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    violations = _bad_request(await rpc_status.aio.from_call(call))
+    violations = _bad_request(await from_aio_call(call))
     assert fragment in violations[field]
     assert field in (exc.value.details() or "")
 
@@ -221,7 +221,7 @@ async def test_stream_rejects_bad_input_before_streaming(offline_channel: grpc.a
             received.append(event)
     assert received == []
     assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert set(_bad_request(await rpc_status.aio.from_call(call))) == {
+    assert set(_bad_request(await from_aio_call(call))) == {
         "request.session_id",
         "request.strategy",
     }
@@ -232,13 +232,13 @@ async def test_opening_closing_rephrase_validation(offline_channel: grpc.aio.Cha
     opening = stub.GenerateOpeningQuestion(question_pb2.GenerateOpeningQuestionRequest(session_id="s1"))
     with pytest.raises(grpc.aio.AioRpcError):
         await opening
-    assert set(_bad_request(await rpc_status.aio.from_call(opening))) == {"methodology", "concept.name"}
+    assert set(_bad_request(await from_aio_call(opening))) == {"methodology", "concept.name"}
     rephrase = stub.RephraseQuestion(
         question_pb2.RephraseQuestionRequest(session_id="s1", methodology="repertory_grid", question="")
     )
     with pytest.raises(grpc.aio.AioRpcError):
         await rephrase
-    assert set(_bad_request(await rpc_status.aio.from_call(rephrase))) == {"question"}
+    assert set(_bad_request(await from_aio_call(rephrase))) == {"question"}
     for attempt in (-1, 11):
         call = stub.RephraseQuestion(
             question_pb2.RephraseQuestionRequest(
@@ -248,7 +248,7 @@ async def test_opening_closing_rephrase_validation(offline_channel: grpc.aio.Cha
         with pytest.raises(grpc.aio.AioRpcError) as exc:
             await call
         assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert set(_bad_request(await rpc_status.aio.from_call(call))) == {"attempt"}
+        assert set(_bad_request(await from_aio_call(call))) == {"attempt"}
 
 
 async def test_rephrase_attempts_over_the_wire(offline_channel: grpc.aio.Channel) -> None:

@@ -34,7 +34,7 @@ def _settings(**overrides: Any) -> ScoringSettings:
     return ScoringSettings(
         _env_file=None,
         config_dir=CONFIG_DIR,
-        max_text_chars=MAX_TEXT,  # type: ignore[call-arg]
+        max_text_chars=MAX_TEXT,
         log_json=False,
         **overrides,
     )

@@ -57,7 +57,11 @@ class _Client:
         self.calls.append((session_id, turn))
         if (session_id, turn) == self._fail_at:
             raise grpc.aio.AioRpcError(
-                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), details="down"
+                grpc.StatusCode.UNAVAILABLE,
+                grpc.aio.Metadata(),
+                grpc.aio.Metadata(),
+                details="down",
+                debug_error_string=None,
             )
         ms = turn if session_id == "old" else 10
         return TurnSample(session_id, turn, 0.0, ms / 1000, {}, True, 0, 3, 2)

@@ -61,6 +61,7 @@ def proposed(name: str, description: str, key: str) -> dict[str, Any]:
 async def _slot_vector(core: Any, slot_id: str) -> np.ndarray:
     async with create_session_factory(core.engine)() as db:
         data = await db.scalar(select(SlotRow.embedding).where(SlotRow.id == slot_id))
+    assert data is not None
     return np.frombuffer(data, dtype="<f4")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.canonical_slots.domain import DiscoverSlotsInput, SlotStatus
+from services.canonical_slots.app import SlotsCore
+from services.canonical_slots.domain import DiscoverSlotsInput, SlotStatus, SurfaceCounts
 from shared.errors import InvalidArgumentError
 
 from .conftest import METHODOLOGY, OpenCore, edge, node
@@ -12,8 +13,8 @@ from .conftest import METHODOLOGY, OpenCore, edge, node
 LABELS = ["low price", "red color", "two year warranty", "large screen", "loud speakers"]
 
 
-async def _seed(core: object) -> None:
-    discovery = core.discovery  # type: ignore[attr-defined]
+async def _seed(core: SlotsCore) -> None:
+    discovery = core.discovery
     nodes = [node(f"n{i}", label) for i, label in enumerate(LABELS)]
     nodes += [node("n9", "low prices"), node("f1", "saves money", "functional_consequence")]
     await discovery.discover(
@@ -132,7 +133,5 @@ async def test_delete_session_removes_everything_and_is_idempotent(db_url: str, 
         assert not rerun.replayed and len(rerun.slots_created) == 1
 
 
-def _counts() -> object:
-    from services.canonical_slots.domain import SurfaceCounts
-
+def _counts() -> SurfaceCounts:
     return SurfaceCounts()

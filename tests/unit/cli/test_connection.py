@@ -44,9 +44,9 @@ class Served:
         self.server.start()
 
     def set(self, status: int, with_service_name: bool = True) -> None:
-        self.health.set("", status)  # type: ignore[arg-type]
+        self.health.set("", status)
         if with_service_name:
-            self.health.set(SERVICE_NAME, status)  # type: ignore[arg-type]
+            self.health.set(SERVICE_NAME, status)
 
 
 @pytest.fixture

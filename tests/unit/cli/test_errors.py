@@ -11,6 +11,7 @@ import grpc
 import grpc.aio
 import pytest
 from google.protobuf import any_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -20,13 +21,13 @@ from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from tests.ports import closed_port
 
 
-def _packed(message: object) -> any_pb2.Any:
+def _packed(message: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
-    packed.Pack(message)  # type: ignore[arg-type]
+    packed.Pack(message)
     return packed
 
 
-def _status(code: int, message: str, *details: object) -> status_pb2.Status:
+def _status(code: int, message: str, *details: Message) -> status_pb2.Status:
     return status_pb2.Status(code=code, message=message, details=[_packed(d) for d in details])
 
 

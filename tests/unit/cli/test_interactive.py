@@ -37,7 +37,9 @@ def result(turn: int, question: str, *, more: bool = True) -> pb.TurnResult:
         focus_label="battery life",
         phase=common_pb2.INTERVIEW_PHASE_EARLY,
         should_continue=more,
-        termination_reason=0 if more else common_pb2.TERMINATION_REASON_MAX_TURNS,
+        termination_reason=(
+            common_pb2.TERMINATION_REASON_UNSPECIFIED if more else common_pb2.TERMINATION_REASON_MAX_TURNS
+        ),
     )
 
 
@@ -102,7 +104,7 @@ def service() -> Iterator[tuple[str, ScriptedService]]:
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     orchestrator_pb2_grpc.add_InterviewServiceServicer_to_server(scripted, server)
     checker = health.HealthServicer()
-    checker.set("", health_pb2.HealthCheckResponse.SERVING)  # type: ignore[arg-type]
+    checker.set("", health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

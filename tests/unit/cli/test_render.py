@@ -78,8 +78,9 @@ def test_export_format_follows_the_extension(filename: str, expected: str | None
 
 def test_concept_is_picked_by_number_or_id() -> None:
     concepts = [common_pb2.Concept(id="a_mec", name="A"), common_pb2.Concept(id="b_jtbd", name="B")]
-    assert pick_concept(concepts, "2").id == "b_jtbd"  # type: ignore[union-attr]
-    assert pick_concept(concepts, " a_mec ").id == "a_mec"  # type: ignore[union-attr]
+    by_number, by_id = pick_concept(concepts, "2"), pick_concept(concepts, " a_mec ")
+    assert by_number is not None and by_number.id == "b_jtbd"
+    assert by_id is not None and by_id.id == "a_mec"
     assert pick_concept(concepts, "3") is None
     assert pick_concept(concepts, "0") is None
     assert pick_concept(concepts, "nope") is None

@@ -19,7 +19,7 @@ def mec(methodologies: MethodologyRegistry) -> MethodologyConfig:
 
 
 def _c(label: str, node_type: str, quote: str, **kw: object) -> RawConcept:
-    return RawConcept(label=label, node_type=node_type, quote=quote, **kw)  # type: ignore[arg-type]
+    return RawConcept(label=label, node_type=node_type, quote=quote, **kw)
 
 
 def test_offsets_are_recomputed_from_the_utterance(mec: MethodologyConfig) -> None:

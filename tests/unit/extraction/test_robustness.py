@@ -9,7 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.models import ConceptBrief, ExtractionRequest
+from services.extraction.models import (
+    ConceptBrief,
+    ExtractedConcept,
+    ExtractedRelationship,
+    ExtractionRequest,
+)
 
 WORDS = [
     "I",
@@ -82,7 +87,8 @@ def test_spans_and_quotes_are_verbatim(offline_engine: ExtractionEngine, text: s
         concept=ConceptBrief(name="topic", vocabulary=("battery", "Disney+")),
     )
     result = asyncio.run(offline_engine.extract(request))
-    for item in (*result.concepts, *result.relationships):
+    items: tuple[ExtractedConcept | ExtractedRelationship, ...] = (*result.concepts, *result.relationships)
+    for item in items:
         assert text[item.quote.start : item.quote.end] == item.quote.text
         assert item.quote.text.strip()
         assert item.source_utterance_id == "u"

@@ -11,7 +11,7 @@ from services.graph_store.models import AppliedUtteranceRow, EdgeMentionRow, Edg
 from shared.db import create_engine
 
 METHODOLOGY = "means_end_chain"
-TABLES = {
+TABLES: dict[str, type[NodeRow | EdgeRow | NodeMentionRow | EdgeMentionRow | AppliedUtteranceRow]] = {
     "nodes": NodeRow,
     "edges": EdgeRow,
     "node_mentions": NodeMentionRow,
@@ -25,7 +25,7 @@ def concept(
 ) -> ConceptInput:
     """An extracted concept (quote optional)."""
     hint = QuoteHint(text=quote, start=start, end=end) if quote else None
-    return ConceptInput(label=label, node_type=node_type, quote=hint, **kw)  # type: ignore[arg-type]
+    return ConceptInput(label=label, node_type=node_type, quote=hint, **kw)
 
 
 def rel(source: str, target: str, edge_type: str = "leads_to", *, quote: str = "") -> RelationshipInput:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.graph_store.domain import MatchKind, WarningCode
+from services.graph_store.domain import ExtractionInput, MatchKind, WarningCode
 from services.graph_store.store import GraphStore
 from shared.errors import InvalidArgumentError
 
@@ -14,7 +14,7 @@ TEXT1 = "They are lightweight, so I can wear them all day, and that makes me fee
 TEXT2 = "Because they're so light I wear them all day; noise cancellation helps me focus too."
 
 
-def _turn1(sid: str, utterance_id: str = "u-1"):  # type: ignore[no-untyped-def]
+def _turn1(sid: str, utterance_id: str = "u-1") -> ExtractionInput:
     return extraction(
         sid,
         TEXT1,

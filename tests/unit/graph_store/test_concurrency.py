@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -11,7 +12,9 @@ from services.graph_store import repository
 from services.graph_store.app import open_store
 from services.graph_store.settings import GraphStoreSettings
 from services.graph_store.store import GraphStore
+from shared.embeddings import Embedder, FloatMatrix
 
+from .conftest import OpenStore
 from .support import concept, extraction, rel, row_counts
 
 SHARED = ["noise cancelling", "long battery life", "lightweight"]
@@ -51,7 +54,7 @@ async def _burst(store: GraphStore, sid: str, n: int) -> list[str]:
     return [inp.utterance_id for inp in inputs]
 
 
-async def test_concurrent_applies_on_postgres_lose_nothing(open_graph, pg_url: str) -> None:  # type: ignore[no-untyped-def]
+async def test_concurrent_applies_on_postgres_lose_nothing(open_graph: OpenStore, pg_url: str) -> None:
     async with open_graph(pg_url) as store:
         sid = "concurrent-pg"
         utterances = await _burst(store, sid, 12)
@@ -75,7 +78,7 @@ async def _check(store: GraphStore, url: str, sid: str, utterances: list[str]) -
     assert counts["applied_utterances"] == len(utterances)
 
 
-async def test_concurrent_duplicates_of_one_utterance_apply_once(open_graph, pg_url: str) -> None:  # type: ignore[no-untyped-def]
+async def test_concurrent_duplicates_of_one_utterance_apply_once(open_graph: OpenStore, pg_url: str) -> None:
     async with open_graph(pg_url) as store:
         sid = "concurrent-dup"
         inp = extraction(sid, "same", [concept("sound quality"), concept("comfort")], utterance_id="dup-1")
@@ -117,14 +120,14 @@ async def test_concurrent_paraphrases_make_one_node(any_store: tuple[GraphStore,
 class HeldEncoder:
     """The real embedder, except that encoding any of `held` labels waits for `release`."""
 
-    def __init__(self, inner: Any, held: set[str], release: asyncio.Event) -> None:
+    def __init__(self, inner: Embedder, held: set[str], release: asyncio.Event) -> None:
         self._inner, self._held, self._release = inner, held, release
         self.waiting = asyncio.Event()
 
-    def encode(self, texts: list[str]) -> Any:
+    def encode(self, texts: Sequence[str]) -> FloatMatrix:
         return self._inner.encode(texts)
 
-    async def aencode(self, texts: list[str]) -> Any:
+    async def aencode(self, texts: Sequence[str]) -> FloatMatrix:
         if self._held & set(texts):
             self.waiting.set()
             await self._release.wait()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import Connection, inspect
 
 from services.graph_store.app import MIGRATIONS
 from services.graph_store.models import Base
@@ -23,7 +25,7 @@ async def test_upgrade_from_empty_creates_the_schema_the_models_describe(db_url:
     try:
         async with engine.connect() as conn:
 
-            def _inspect(sync_conn):  # type: ignore[no-untyped-def]
+            def _inspect(sync_conn: Connection) -> tuple[set[str], list[Any], set[str | None]]:
                 schema = "graph" if is_postgres(db_url) else None
                 tables = set(inspect(sync_conn).get_table_names(schema=schema))
                 diff = compare_metadata(MigrationContext.configure(sync_conn), Base.metadata)

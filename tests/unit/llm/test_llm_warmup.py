@@ -34,7 +34,7 @@ async def test_offline_clients_need_no_warm_up(build_clients: BuildClients) -> N
         _env_file=None,
         extraction=offline,
         scoring=offline,
-        generation=offline,  # type: ignore[call-arg]
+        generation=offline,
         anthropic_api_key=None,
         openai_api_key=None,
         kimi_api_key=None,

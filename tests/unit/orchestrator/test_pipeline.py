@@ -19,6 +19,7 @@ from services.orchestrator.contracts import (
 from services.orchestrator.pipeline import (
     CheckpointWriter,
     ContractError,
+    Group,
     PipelineContext,
     Stage,
     TurnInput,
@@ -139,7 +140,7 @@ async def test_failed_stage_resumes_from_checkpoint_without_rerunning_earlier_st
 async def test_chains_in_a_group_run_concurrently_and_a_failure_keeps_siblings_checkpointed() -> None:
     store = Store()
     a_started, b_started = asyncio.Event(), asyncio.Event()
-    group = [[Saving(), Deciding(fail_times=1)], [Responding(a_started, b_started)]]
+    group: Group = [[Saving(), Deciding(fail_times=1)], [Responding(a_started, b_started)]]
 
     class Signal(Stage):
         name = StageName.CONTEXT_LOADING
@@ -299,7 +300,7 @@ async def test_cheap_outputs_after_the_last_costly_one_are_never_written_when_th
     store = Store()
     writer = store.writer()
     completing = Completing(store)
-    stages = [[[CostlySaving()]], [[Yielding()]], [[Pausing()]], [[completing]]]
+    stages: list[Group] = [[[CostlySaving()]], [[Yielding()]], [[Pausing()]], [[completing]]]
     await TurnPipeline(stages, writer).run(_ctx(), {})
     await writer.flush()
     # Only the costly output was written; the completion's transaction deletes it with the turn.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypedDict
+
 import pytest
 
 from services.orchestrator.contracts import SaturationState
@@ -74,19 +77,35 @@ def test_canonical_delta_and_peak() -> None:
     assert canonical == 2 and state.prev_canonical_count == 5 and state.canonical_velocity_peak == 2
 
 
-def _decide(turn: int = 6, max_turns: int = 20, **kw: object) -> Decision:
-    args: dict[str, object] = {
-        "turn_number": turn,
-        "max_turns": max_turns,
-        "phase": common_pb2.INTERVIEW_PHASE_MID,
-        "closing_selected": False,
-        "stop_requested": False,
-        "saturation": SaturationState(),
-        "nodes": [],
-        "rules": RULES,
-    }
-    args.update(kw)
-    return decide(**args)  # type: ignore[arg-type]
+class _DecideArgs(TypedDict, total=False):
+    turn: int
+    max_turns: int
+    closing_selected: bool
+    stop_requested: bool
+    saturation: SaturationState
+    nodes: list[FocusedNode]
+
+
+def _decide(
+    turn: int = 6,
+    max_turns: int = 20,
+    *,
+    phase: int = common_pb2.INTERVIEW_PHASE_MID,
+    closing_selected: bool = False,
+    stop_requested: bool = False,
+    saturation: SaturationState | None = None,
+    nodes: Iterable[FocusedNode] = (),
+) -> Decision:
+    return decide(
+        turn_number=turn,
+        max_turns=max_turns,
+        phase=phase,
+        closing_selected=closing_selected,
+        stop_requested=stop_requested,
+        saturation=SaturationState() if saturation is None else saturation,
+        nodes=nodes,
+        rules=RULES,
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +123,7 @@ def _decide(turn: int = 6, max_turns: int = 20, **kw: object) -> Decision:
         ),
     ],
 )
-def test_each_termination_reason(kwargs: dict[str, object], reason: int) -> None:
+def test_each_termination_reason(kwargs: _DecideArgs, reason: int) -> None:
     decision = _decide(**kwargs)
     assert decision == Decision(False, reason)
 

@@ -3,16 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 
-from services.question.models import ConceptBrief, FocusNode, FollowUpRequest, GraphDigest
+from services.question.models import (
+    ConceptBrief,
+    FocusNode,
+    FollowUpRequest,
+    GraphDigest,
+    RespondentIntent,
+    SignalReason,
+    Utterance,
+)
 from services.question.offline import FollowUpComposer
 from services.question.spoken import SpokenLabels
 from services.question.wordforms import WordForms
 from shared.methodology import MethodologyRegistry
+from shared.methodology_models import FocusMode, InterviewPhase
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
+
+
+class FollowUpOverrides(TypedDict, total=False):
+    """`FollowUpRequest` fields `asked_over_turns` passes on to `follow_up` unchanged."""
+
+    concept: ConceptBrief
+    focus_mode: FocusMode | None
+    recent_turns: tuple[Utterance, ...]
+    graph_summary: GraphDigest
+    rationale: tuple[SignalReason, ...]
+    previous_questions: tuple[str, ...]
+    phase: InterviewPhase | None
+    respondent_intent: RespondentIntent
+
+
+class FollowUpFields(FollowUpOverrides, total=False):
+    """The `FollowUpRequest` fields `follow_up` takes as keyword overrides."""
+
+    focus: FocusNode
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +57,7 @@ def follow_up(
     label: str = "long battery life",
     turn: int = 3,
     session_id: str = "sess-1",
-    **overrides: object,
+    **overrides: Unpack[FollowUpFields],
 ) -> FollowUpRequest:
     """A follow-up request with sensible defaults; keyword overrides replace fields."""
     fields: dict[str, object] = {
@@ -58,7 +87,7 @@ def asked_over_turns(
     strategy: str,
     focus: FocusNode,
     turns: range = range(3, 12),
-    **overrides: object,
+    **overrides: Unpack[FollowUpOverrides],
 ) -> set[str]:
     """The distinct follow-up questions the offline engine asks of `focus` over `turns` (the wording
     rotates with the turn), through the strategy's template family; `overrides` go to `follow_up`."""

@@ -70,7 +70,8 @@ def _user_message(body: dict[str, object]) -> str:
 def _system(body: dict[str, object]) -> str:
     if "system" in body:
         system = body["system"]
-        return system if isinstance(system, str) else "".join(part["text"] for part in system)  # type: ignore[union-attr]
+        assert isinstance(system, str | list)
+        return system if isinstance(system, str) else "".join(part["text"] for part in system)
     messages = body["messages"]
     assert isinstance(messages, list)
     return str(messages[0]["content"])

@@ -253,7 +253,7 @@ def test_rephrase_prompt(builder: PromptBuilder, methodologies: MethodologyRegis
 
 
 def test_settings_defaults() -> None:
-    settings = QuestionSettings(_env_file=None)  # type: ignore[call-arg]
+    settings = QuestionSettings(_env_file=None)
     assert settings.port == 50056
     assert settings.opening_temperature == 0.9
     assert settings.followup_temperature == 0.7

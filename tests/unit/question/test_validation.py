@@ -34,7 +34,9 @@ def test_valid_follow_up_returns_methodology_and_strategy(methodologies: Methodo
     methodology, strategy = validate_follow_up(follow_up(), methodologies, MAX)
     assert methodology.name == "means_end_chain"
     assert strategy.name == "deepen"
-    assert strategy.description == methodologies.get("means_end_chain").strategy("deepen").description  # type: ignore[union-attr]
+    deepen = methodologies.get("means_end_chain").strategy("deepen")
+    assert deepen is not None
+    assert strategy.description == deepen.description
 
 
 def test_unknown_methodology(methodologies: MethodologyRegistry) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from services.scoring import convert
 from services.scoring.models import SelectionMode, SignalInputs
+from services.scoring.registry import SignalScalar
 from services.scoring.rubric.local_scorer import LocalRubricScorer
 from shared.errors import InvalidArgumentError
 from shared.gen.interview.common.v1 import common_pb2
@@ -28,8 +29,8 @@ CONFIG = Path(__file__).parents[3] / "config"
         ("deep", "string_value", "deep"),
     ],
 )
-def test_signal_values_keep_their_type(value: object, field: str, expected: object) -> None:
-    msg = convert.signal_value(value)  # type: ignore[arg-type]
+def test_signal_values_keep_their_type(value: SignalScalar, field: str, expected: object) -> None:
+    msg = convert.signal_value(value)
     assert msg.WhichOneof("kind") == field
     assert getattr(msg, field) == expected
 

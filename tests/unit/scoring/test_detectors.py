@@ -159,7 +159,7 @@ async def test_everything_methodology_computes_every_pool(config_dir: Path) -> N
     assert b["graph.node.focus_streak"] == "none" and b["meta.node.opportunity"] == "fresh"
     assert b["graph.node.recency_score"] == pytest.approx(1 - 3 / 20)
     assert g["graph.canonical_exhaustion_score"] == pytest.approx(
-        (a["graph.node.exhaustion_score"] + b["graph.node.exhaustion_score"]) / 2
+        (float(a["graph.node.exhaustion_score"]) + float(b["graph.node.exhaustion_score"])) / 2
     )
 
 

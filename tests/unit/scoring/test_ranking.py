@@ -121,7 +121,7 @@ def test_node_strategy_repetition_is_charged_to_the_strategy_repeated_on_that_no
     t = _tracker("n1")
     for turn in range(1, 5):
         t.update_focus("n1", turn, "deepen")  # deepen 4× in a row on n1 → band high
-    nodes = {"n1": {"technique.node.strategy_repetition": "high"}}
+    nodes: dict[str, SignalMap] = {"n1": {"technique.node.strategy_repetition": "high"}}
     ranking = rank_joint(_compile(strategies), DetectionResult({}, nodes), t, PhaseModifiers({}, {}), ())
     # deepen/n1: −1.0 (deepen is n1's repeated strategy); clarify/n1: band "none" for clarify → 0
     assert _table(ranking) == [("clarify", "n1", 0.0), ("deepen", "n1", -1.0)]
@@ -141,7 +141,7 @@ def test_missing_signals_are_skipped_and_bare_keys_follow_their_type() -> None:
             },
         }
     ]
-    nodes = {
+    nodes: dict[str, SignalMap] = {
         "a": {"graph.node.is_orphan": True, "graph.node.focus_streak": "medium"},
         "b": {"graph.node.is_orphan": False, "graph.node.focus_streak": "low"},
     }
@@ -170,7 +170,7 @@ def test_binning_boundaries_in_scoring() -> None:
             },
         }
     ]
-    nodes = {
+    nodes: dict[str, SignalMap] = {
         "a": {"graph.node.exhaustion_score": 0.25},
         "b": {"graph.node.exhaustion_score": 0.5},
         "c": {"graph.node.exhaustion_score": 0.75},
@@ -187,7 +187,7 @@ def test_ties_break_by_yaml_order_then_node_id() -> None:
         {"name": "second_alpha", "signal_weights": {"graph.node.is_orphan.true": 1.0}},
         {"name": "first_alpha", "signal_weights": {"graph.node.is_orphan.true": 1.0}},
     ]
-    nodes = {"n2": {"graph.node.is_orphan": True}, "n1": {"graph.node.is_orphan": True}}
+    nodes: dict[str, SignalMap] = {"n2": {"graph.node.is_orphan": True}, "n1": {"graph.node.is_orphan": True}}
     ranking = rank_joint(
         _compile(strategies), DetectionResult({}, nodes), _tracker("n2", "n1"), PhaseModifiers({}, {}), ()
     )
@@ -219,7 +219,7 @@ def test_two_stage_picks_strategy_on_global_signals_then_the_node() -> None:
             },
         },
     ]
-    nodes = {
+    nodes: dict[str, SignalMap] = {
         "a": {"graph.node.is_orphan": False, "graph.node.recency_score": 0.9},
         "b": {"graph.node.is_orphan": True, "graph.node.recency_score": 0.1},
     }

@@ -11,12 +11,12 @@ import grpc
 import grpc.aio
 import pytest
 from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from shared.channels import call, create_channel, effective_timeout, set_inbound_deadline
 from shared.errors import DependencyDeadlineError, DependencyUnavailableError
 from shared.settings import ServiceSettings
 from tests.ports import closed_port
+from tests.rich_status import from_aio_call
 
 SETTINGS_A = ServiceSettings(service_name="svc-a")
 # Server-side time_remaining() is computed against the wall clock and can read a few ms above the
@@ -105,7 +105,7 @@ async def test_field_violations_survive_the_hop(
     )
     with pytest.raises(grpc.aio.AioRpcError):
         await forward
-    status = await rpc_status.aio.from_call(forward)
+    status = await from_aio_call(forward)
     bad = error_details_pb2.BadRequest()
     assert status is not None and status.details[0].Unpack(bad)
     assert [v.field for v in bad.field_violations] == ["session_id", "text"]
@@ -120,7 +120,7 @@ async def test_unreachable_dependency_is_unavailable_naming_it(
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await forward
     assert info.value.code() == grpc.StatusCode.UNAVAILABLE
-    status = await rpc_status.aio.from_call(forward)
+    status = await from_aio_call(forward)
     error_info = error_details_pb2.ErrorInfo()
     assert status is not None and status.details[0].Unpack(error_info)
     assert error_info.metadata["service"] == "downstream"
@@ -129,7 +129,9 @@ async def test_unreachable_dependency_is_unavailable_naming_it(
 async def test_call_maps_errors_outside_a_server(grpc_server_factory: Any, probe: Any) -> None:
     server_b, _ = await grpc_server_factory(SETTINGS_B, [probe])
     async with create_channel(f"127.0.0.1:{server_b.port}") as channel:
-        raise_ = channel.unary_unary("/test.v1.Probe/Raise")
+        raise_ = channel.unary_unary(
+            "/test.v1.Probe/Raise", request_serializer=None, response_deserializer=None
+        )
         with pytest.raises(DependencyUnavailableError) as info:
             await call(raise_, b'{"kind": "unavailable"}', service="graph_store")
         assert info.value.service == "graph_store"

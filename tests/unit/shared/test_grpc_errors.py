@@ -9,12 +9,12 @@ import grpc
 import grpc.aio
 import pytest
 from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from shared.channels import RemoteError
 from shared.errors import FieldViolation, InvalidArgumentError
 from shared.grpc_errors import build_status, status_code_for
 from shared.settings import ServiceSettings
+from tests.rich_status import from_aio_call
 
 SECRET = "password=hunter2 at /srv/db"  # what the probe puts into the exceptions' own messages
 SETTINGS = ServiceSettings(service_name="probe-svc", log_json=True)
@@ -78,7 +78,7 @@ async def test_domain_error_maps_to_status(
 
     assert error.code() == code
     assert error.details() == details
-    status = await rpc_status.aio.from_call(call)
+    status = await from_aio_call(call)
     assert status is not None and status.code == code.value[0] and status.message == details
     assert SECRET not in status.SerializeToString().decode("utf-8", "replace")
     info = _unpack(status, error_details_pb2.ErrorInfo)
@@ -92,8 +92,9 @@ async def test_invalid_argument_carries_every_field_violation(
     _, channel = await grpc_server_factory(SETTINGS, [probe])
     call, _ = await _failed_call(probe_client(channel), "invalid", streaming=False)
 
-    status = await rpc_status.aio.from_call(call)
+    status = await from_aio_call(call)
     bad = _unpack(status, error_details_pb2.BadRequest)
+    assert bad is not None
     assert [(v.field, v.description) for v in bad.field_violations] == [
         ("session_id", "must not be empty"),
         ("text", "too long"),
@@ -106,7 +107,8 @@ async def test_unavailable_names_the_dependency(
     _, channel = await grpc_server_factory(SETTINGS, [probe])
     call, _ = await _failed_call(probe_client(channel), "unavailable", streaming=False)
 
-    info = _unpack(await rpc_status.aio.from_call(call), error_details_pb2.ErrorInfo)
+    info = _unpack(await from_aio_call(call), error_details_pb2.ErrorInfo)
+    assert info is not None
     assert info.reason == "DEPENDENCY_UNAVAILABLE"
     assert info.metadata["service"] == "graph_store"
 

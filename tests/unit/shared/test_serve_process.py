@@ -63,7 +63,9 @@ async def test_sigterm_shuts_down_gracefully() -> None:
                 health_pb2.HealthCheckRequest(service="test.v1.Slow")
             )
             assert (await watch.read()).status == health_pb2.HealthCheckResponse.SERVING
-            in_flight = channel.unary_unary("/test.v1.Slow/Sleep")(b"1.0")
+            in_flight = channel.unary_unary(
+                "/test.v1.Slow/Sleep", request_serializer=None, response_deserializer=None
+            )(b"1.0")
             started = await log.wait_for("probe.sleep_started")
             # What start-up built is out of the collector's reach by the time requests are served.
             assert started["frozen_objects"] > 10_000

@@ -13,7 +13,6 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from grpc_status import rpc_status
 
 from services.canonical_slots.settings import CanonicalSlotsSettings
 from services.extraction.settings import ExtractionSettings
@@ -23,6 +22,7 @@ from services.question.settings import QuestionSettings
 from services.scoring.settings import ScoringSettings
 from shared.server import GrpcServer
 from shared.settings import ServiceSettings
+from tests.rich_status import from_aio_call
 
 SETTINGS = ServiceSettings(service_name="probe-svc", host="127.0.0.1", port=0)
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -69,7 +69,7 @@ async def test_an_internal_service_echoes_the_request_id_in_the_trailers(
     failed = probe_client(channel).unary("Raise")({"kind": "not_found"}, metadata=(("x-request-id", "r-9"),))
     with pytest.raises(grpc.aio.AioRpcError):
         await failed
-    status = await rpc_status.aio.from_call(failed)
+    status = await from_aio_call(failed)
     assert status is not None
     info = error_details_pb2.ErrorInfo()
     assert any(d.Unpack(info) for d in status.details if d.Is(info.DESCRIPTOR))
@@ -165,7 +165,7 @@ async def test_server_rejects_messages_over_the_limit(grpc_server_factory: Any, 
     server, _ = await grpc_server_factory(small, [probe])
     # A client without the limit, so the rejection comes from the server.
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        echo = channel.unary_unary("/test.v1.Probe/Echo")
+        echo = channel.unary_unary("/test.v1.Probe/Echo", request_serializer=None, response_deserializer=None)
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await echo(b'{"pad": "' + b"x" * 4096 + b'"}')
         assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

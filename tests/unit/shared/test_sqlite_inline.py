@@ -43,11 +43,13 @@ async def _ticks_while(work: asyncio.Future[object] | asyncio.Task[object]) -> i
 async def test_statements_run_on_the_event_loop_thread(engine: AsyncEngine) -> None:
     threads: list[int] = []
 
+    def thread_id() -> int:
+        threads.append(threading.get_ident())
+        return 1
+
     async with engine.connect() as conn:
         raw = await conn.get_raw_connection()
-        driver_connection(raw.dbapi_connection).raw.create_function(
-            "thread_id", 0, lambda: threads.append(threading.get_ident()) or 1
-        )
+        driver_connection(raw.dbapi_connection).raw.create_function("thread_id", 0, thread_id)
         assert (await conn.execute(text("SELECT thread_id()"))).scalar_one() == 1
     assert threads == [threading.get_ident()]
 
