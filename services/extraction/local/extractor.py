@@ -24,7 +24,7 @@ from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates, opening_event
 from services.extraction.local.framing import apply_clefts, cleft_links, split_clefts, stated_reasons
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
-from services.extraction.local.remention import rementions, restated_anchor
+from services.extraction.local.remention import kept_types, rementions, restated_anchor
 from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
@@ -87,9 +87,9 @@ class LocalExtractor:
         cands += pair_subjects(doc, parts, cands, lex)
         cands += properties(doc, parts, cands, lex, chunks)
         cands += placements(doc, parts, cands, lex)
-        cands += rementions(
-            doc, parts, cands, request.existing_nodes, set(chooser_types(methodology)), self.pre.pipeline
-        )
+        types = set(chooser_types(methodology))
+        cands += rementions(doc, parts, cands, request.existing_nodes, types, self.pre.pipeline)
+        kept_types(cands, request.existing_nodes, types, self.pre.pipeline.lemmas, _STOP)
         # "I don't think there's anything deeper than that": filler names no item
         meta = meta_spans(request.text)
         cands = _outside(doc, cands, meta)

@@ -137,3 +137,37 @@ def restated_anchor(
             if declined or words & {lem for lem in lemmatize(first.label) if lem not in stop}:
                 first.label = anchor.label
                 first.source = "existing"
+
+
+def kept_types(
+    cands: list[Candidate],
+    existing: Sequence[ExistingNode],
+    node_types: set[str],
+    lemmatize: Callable[[str], list[str]],
+    stop: frozenset[str],
+) -> None:
+    """An item said again in the very words of an existing node keeps that node's type and label.
+
+    A cue may type the repeated words otherwise than their own turn did ("nobody checked on him in
+    the discharge lounge", an action when it was told, reads as an incident when it opens the next
+    answer's "…, and because of that he fell that night"). Two nodes of one label then split the
+    item: the link below it on one, the link above on the other, and the chain through it is
+    broken. Only an exact match of at least two content words counts (one word, "crashed", may
+    well be a push in one answer and a firing criterion in another)."""
+    if not existing:
+        return
+    by_words: dict[frozenset[str], ExistingNode] = {}
+    for node in existing:
+        if node.node_type not in node_types:
+            continue
+        words = frozenset(lem for lem in lemmatize(node.label) if lem not in stop)
+        if len(words) >= 2:
+            by_words.setdefault(words, node)  # the caller sends the most recent first
+    for cand in cands:
+        if cand.source == "existing":
+            continue
+        said = by_words.get(frozenset(lem for lem in lemmatize(cand.label) if lem not in stop))
+        if said is not None and said.node_type != cand.node_type:
+            cand.node_type = said.node_type
+            cand.label = said.label
+            cand.source = "existing"

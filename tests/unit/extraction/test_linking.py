@@ -129,6 +129,34 @@ async def test_a_restated_item_from_an_earlier_turn_is_linked(offline_engine: Ex
     assert len(result.concepts) == 2
 
 
+_LOUNGE = "nobody checked on him in the discharge lounge"
+
+
+async def test_an_item_said_again_in_its_own_words_keeps_its_type(offline_engine: ExtractionEngine) -> None:
+    # told as an action, the same words opening the next answer read as an incident: a second node
+    # of the same label took the link to the outcome, and the chain through the action broke
+    answer = f"I think {_LOUNGE}, and because of that he was so exhausted he fell that night."
+    question = "How did nobody checking on him in the discharge lounge turn out in the end?"
+    result = await _extract(offline_engine, "critical_incident", answer, question)
+    assert _types(result).get(_LOUNGE) == "incident", _types(result)  # the cue's reading, with no history
+    told = ((_LOUNGE, "action"),)
+    result = await _extract(offline_engine, "critical_incident", answer, question, existing=told)
+    assert _types(result).get(_LOUNGE) == "action", _types(result)
+    assert (_LOUNGE, "leads_to", "he fell that night") in _edges(result), _edges(result)
+
+
+async def test_one_word_said_again_may_play_another_part(offline_engine: ExtractionEngine) -> None:
+    # a single word is too little to call it the same item: the answer's own cue types it
+    result = await _extract(
+        offline_engine,
+        "means_end_chain",
+        "I really care about comfort.",
+        question="What else do you look for?",
+        existing=(("comfort", "psychosocial_consequence"),),
+    )
+    assert _types(result).get("comfort") == "attribute", _types(result)
+
+
 async def test_because_of_that_after_and_links_the_clause_before(offline_engine: ExtractionEngine) -> None:
     result = await _extract(
         offline_engine,
