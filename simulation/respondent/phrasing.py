@@ -176,6 +176,12 @@ _CONTINUE_BY_EDGE: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "gives_rise_to": {"clause": (", and because of that I realised {t}.",)},
 }
+# A further level that the level just said came from (the chain runs against the link: "the queue
+# took too long" said, the café that gave rise to it next): the cause is named as such.
+_CONTINUE_REVERSE: dict[str, tuple[str, ...]] = {
+    "clause": (", and that was because {t}.",),
+    "np": (", which was down to {t}.",),
+}
 _OPENERS_LADDER: dict[str, tuple[str, ...]] = {
     "np": ("One thing I pay attention to is {t}.", "I really care about {t}.", "I always go for {t}."),
     "clause": ("{t}.", "Well, {t}."),
@@ -249,8 +255,12 @@ def continue_sentence(
     shortest: bool = False,
 ) -> str:
     """`previous` (which just said the link's other end) extended by a clause revealing `target`."""
-    options = _CONTINUE_LADDER if methodology in LADDER_METHODS else _CONTINUE_EVENTS
-    specific = _CONTINUE_BY_EDGE.get(_edge(link, target), {}) if link.target == target.id else {}
+    if link.target != target.id:
+        # the forward wordings ("…, which led to the café") would say the link backwards
+        options, specific = _CONTINUE_REVERSE, {}
+    else:
+        options = _CONTINUE_LADDER if methodology in LADDER_METHODS else _CONTINUE_EVENTS
+        specific = _CONTINUE_BY_EDGE.get(_edge(link, target), {})
     clause = rng.choice(specific.get(target.form.value) or options[target.form.value]).format(
         t=pick(target, rng, shortest=shortest)
     )

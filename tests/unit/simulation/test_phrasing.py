@@ -60,3 +60,24 @@ def test_a_restated_source_is_in_the_sentence_even_without_a_wording_for_the_pai
         assert "stay alert" in restated and "crashed after two hours" in restated, restated
         bare = link_sentence(alert, CRASH, link, "jobs_to_be_done", random.Random(seed), restate=False)
         assert "stay alert" not in bare and "crashed after two hours" in bare, bare
+
+
+def test_a_level_said_against_its_link_is_named_as_the_cause() -> None:
+    # the café gave rise to the queue; with the queue just said, "…, which led to the café at the
+    # station" said the link backwards (and the extractor read the café as what the queue caused)
+    cafe = HiddenElement(
+        id="sol_cafe", node_type="solution", label="station café", phrasings=("the station café",)
+    )
+    queue = _clause("p_queue", "push", "queue too long", "the queue at the station café took too long")
+    link = HiddenLink(source=cafe.id, target=queue.id, edge_type="gives_rise_to")
+    previous = "That was because the queue at the station café took too long."
+    said = {
+        continue_sentence(previous, cafe, link, "jobs_to_be_done", random.Random(seed)) for seed in range(20)
+    }
+    assert all(s.endswith("which was down to the station café.") for s in said), said
+    # forwards, the same pair keeps the wording of what followed from it
+    after = {
+        continue_sentence("I went to the station café.", queue, link, "jobs_to_be_done", random.Random(seed))
+        for seed in range(20)
+    }
+    assert all("realised the queue" in s for s in after), after
