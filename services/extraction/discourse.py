@@ -127,9 +127,14 @@ _TEMPORAL_SINCE_NEXT = frozenset(
     {"then", "last", "ever", "forever", "childhood", "birth", "yesterday", "years"}
 )
 # Words that may precede a sentence-initial connective without making it mid-sentence ("Maybe,
-# because of the instant coffee, I realised …" fronts its clause as "Because of …" does).
-_OPENERS = INTERJECTIONS | frozenset(
-    {"and", "so", "but", "i", "mean", "guess", "maybe", "perhaps", "probably", "honestly", "actually"}
+# because of the instant coffee, I realised …" fronts its clause as "Because of …" does; "Mainly
+# because it has no capsules to buy." is a bare reason as "Because …" is).
+_OPENERS = (
+    INTERJECTIONS
+    | frozenset(
+        {"and", "so", "but", "i", "mean", "guess", "maybe", "perhaps", "probably", "honestly", "actually"}
+    )
+    | frozenset({"mainly", "mostly", "partly", "largely", "chiefly", "simply", "just", "only", "basically"})
 )
 _SOFT_BREAK_AFTER_COMMA = frozenset({"and", "or", "then", "plus"})
 _TRIM_EDGE = frozenset({"and", "or", "also", "then", "plus"})

@@ -106,6 +106,15 @@ DISCOURSE_CASES = [
         "I bought a machine",
         "the queue was long",
     ),
+    # so does a focusing adverb: "Mainly because …" answers "why?" as "Because …" does
+    (
+        "Mainly because it has no capsules to buy.",
+        "because",
+        RelationKind.CAUSE,
+        None,
+        "it has no capsules to buy",
+    ),
+    ("Partly because the price was lower.", "because", RelationKind.CAUSE, None, "the price was lower"),
 ]
 
 
