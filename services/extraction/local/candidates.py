@@ -282,6 +282,10 @@ class CandidateFinder:
                 return None
             if m.cue.weak and doc[m.end].lemma_.lower() in _MENTAL_VERBS:
                 return None  # "I can see why people like it": a thought, not what "I can" do
+            if _the_one(doc, m.end, end):
+                # "the nurse on the ward was the one who sorted it" says who did it (the person is
+                # the item), not how "the ward was"
+                return None
             # "feeling calm | is what matters to me": a frame after the item is not part of it
             rest = strip_frames(doc, list(range(m.end, end)), lead=False)
             if not rest:
@@ -401,6 +405,11 @@ class CandidateFinder:
             from_noun=from_noun,
             lemmas=lemmas,
         )
+
+
+def _the_one(doc: Doc, start: int, end: int) -> bool:
+    """Whether tokens [start, end) open with "the one(s)" ("was | the one who sorted it")."""
+    return end - start >= 2 and doc[start].lower_ == "the" and doc[start + 1].lower_ in {"one", "ones"}
 
 
 def is_content(tok: Token) -> bool:

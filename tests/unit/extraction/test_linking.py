@@ -226,6 +226,24 @@ async def test_someone_who_was_the_one_took_part_in_what_was_told_before(
     assert ("nobody properly explained my new tablets", "involves", "junior doctor") in edges, edges
 
 
+async def test_the_one_named_with_a_place_is_no_state_of_the_place(offline_engine: ExtractionEngine) -> None:
+    # "the nurse on the ward was the one …" met the situation cue "the ward was": a situation "ward
+    # was the one dealing" took the nurse's part in what was told
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "I chased the nurses again and again, and the nurse on the ward was the one dealing with it.",
+        question="What did the others involved actually do or say?",
+    )
+    assert "situation" not in _types(result).values(), _types(result)
+    assert ("chased the nurses", "involves", "nurse") in _edges(result), _edges(result)
+    # the cue still reads what the ward was
+    result = await _extract(
+        offline_engine, "critical_incident", "The ward was short-staffed that day.", question="What happened?"
+    )
+    assert _types(result).get("ward was short-staffed that day") == "situation", _types(result)
+
+
 async def test_a_touchpoint_named_in_a_clause_leaves_its_doing_to_be_typed(
     offline_engine: ExtractionEngine,
 ) -> None:
