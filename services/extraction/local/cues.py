@@ -227,6 +227,10 @@ SPOKEN_ADVERBS = frozenset(
 )
 
 
+# Degree words people put inside a way of being ("being well organised", "being more independent").
+_DEGREE_WORDS = ("well", "really", "very", "more", "properly", "truly", "fully", "quite", "financially")
+
+
 class CueLexicon:
     """A compiled lexicon: matchers for its cues plus the edge and typing preferences."""
 
@@ -305,6 +309,14 @@ class CueLexicon:
         self.cues[key] = Cue(key, node_type, mode, plain.lower(), keep, exact, weak, rank)
         matcher = self._lower_matcher if exact else self._lemma_matcher
         matcher.add(key, [doc])
+        if mode is CueMode.PHRASE and len(doc) >= 2 and doc[0].lower_ == "being":
+            # "being well organised", "being really healthy": a degree word inside a way of being is
+            # part of what was said (kept in the label), and no reason to miss the value
+            rest = plain.lower()[len(doc[0].text) :]
+            degree = [pipeline.parse(f"being {word}{rest}") for word in _DEGREE_WORDS]
+            key = f"{node_type}:{mode.value}:{len(self.cues)}"
+            self.cues[key] = Cue(key, node_type, mode, plain.lower(), (True, *keep), exact, weak, rank)
+            matcher.add(key, [v for v in degree if len(v) == len(doc) + 1])
         if len(doc) < 2 or doc[0].lower_ not in _CUE_SUBJECTS or doc[1].lower_ in SPOKEN_ADVERBS:
             return  # "i really care about" is its own cue
         # "I always go for …", "I really value …": people put an adverb between the subject and the

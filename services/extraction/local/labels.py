@@ -224,6 +224,8 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return True  # "she watched me use the inhaler": someone else's doing keeps its doer
     if first == "being" and len(idx) == 2 and doc[idx[1]].pos_ == "ADJ":
         return True  # "being independent" is a way to be; "independent" alone is said as a thing
+    if first == "being" and len(idx) == 3 and doc[idx[1]].pos_ == "ADV" and doc[idx[2]].pos_ == "ADJ":
+        return True  # so is "being well organised"
     return first in {"no", "not", "never", "nobody", "nothing"} and len(idx) > 1
 
 

@@ -963,6 +963,7 @@ async def test_a_state_keeps_the_noun_it_is_said_of(offline_engine: ExtractionEn
         ("don't have to charge it", "don't have to charge it"),
         # a way to be keeps its "being": "independent" alone is said back as a thing
         ("being independent", "being independent"),
+        ("being well organised", "being well organised"),
         ("being in control of my time", "in control of my time"),
     ],
 )
@@ -970,6 +971,20 @@ def test_a_label_keeps_the_words_that_complete_it(pipeline: NlpPipeline, text: s
     doc = pipeline.parse(text)
     shaped = shape_label(doc, list(range(len(doc))))
     assert shaped is not None and shaped[0] == label, shaped
+
+
+@pytest.mark.parametrize("degree", ["", "well ", "really ", "financially "])
+async def test_a_way_of_being_with_a_degree_word_is_a_value(
+    offline_engine: ExtractionEngine, degree: str
+) -> None:
+    # "That was down to being well organised." named no item: the value cue is "being organised"
+    typed = await _typed(
+        offline_engine,
+        f"That was down to being {degree}organised.",
+        "means_end_chain",
+        question="Why does that matter to you?",
+    )
+    assert ("instrumental_value", f"being {degree}organised") in typed, typed
 
 
 async def test_forgetting_the_product_is_what_it_does(offline_engine: ExtractionEngine) -> None:
