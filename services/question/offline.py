@@ -23,6 +23,7 @@ from services.question.places import (
     is_absence,
     is_day,
     is_state,
+    is_thing,
     negates_again,
     place_of,
     placed,
@@ -289,6 +290,7 @@ class FollowUpComposer:
         self._doing = False  # whether the focus is said back as a gerund phrase (set by `_values`)
         self._preposition: str | None = None  # "in"/"on"/"with" for "at {focus}" (set by `_values`)
         self._day = False  # whether the focus names a day: "on" it, nothing "from" it (set by `_values`)
+        self._thing = False  # whether the focus names a thing: "with" it, never "at" it (set by `_values`)
         self._mode = effective_focus_mode(request, strategy)
         self._family = tpl.family_for(strategy)
         if self._mode is FocusMode.RECENT_NODE:
@@ -325,6 +327,7 @@ class FollowUpComposer:
             # "in the app", "on the phone", "with the driver": not every focus is a place
             self._preposition = None if singular else preposition_for(spoken)
             self._day = is_day(spoken)
+            self._thing = is_thing(spoken)
             values = {
                 "topic": self._topic,
                 "kind": self._kind,
@@ -419,7 +422,9 @@ class FollowUpComposer:
             ]
         elif self._preposition is not None:
             templates = [
-                x for t in templates if (x := placed(t, self._preposition, day=self._day)) is not None
+                x
+                for t in templates
+                if (x := placed(t, self._preposition, day=self._day, thing=self._thing)) is not None
             ]
         templates = [t for t in templates if not negates_again(t, spoken)]
         start = stable_index(self._seed, family)

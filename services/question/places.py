@@ -80,6 +80,31 @@ _PEOPLE = frozenset(
         "worker",
     }
 )
+# Things a respondent handles or receives: something goes wrong *with* them and is expected *from*
+# them, but nobody is "at the bags" or uses a channel "with the delivery slot".
+_THINGS = frozenset(
+    {
+        "bag",
+        "basket",
+        "box",
+        "card",
+        "crate",
+        "form",
+        "invoice",
+        "label",
+        "leaflet",
+        "letter",
+        "list",
+        "order",
+        "packaging",
+        "parcel",
+        "prescription",
+        "receipt",
+        "slot",
+        "van",
+        "voucher",
+    }
+)
 # "at {focus}" in a template; a verb of wanting before it asks what came *from* a person
 _AT_FOCUS = re.compile(
     r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t|[Ii]n) \{focus\}"
@@ -99,9 +124,18 @@ def preposition_for(spoken: str) -> str | None:
     singular = last[:-1] if last.endswith("s") and not last.endswith("ss") else last
     if last in _CHANNELS or singular in _CHANNELS:
         return _CHANNELS.get(last) or _CHANNELS[singular]
-    if last in _PEOPLE or singular in _PEOPLE or " ".join(head[-2:]) in _PEOPLE:
+    if last in _PEOPLE or singular in _PEOPLE or " ".join(head[-2:]) in _PEOPLE or is_thing(spoken):
         return "with"
     return None
+
+
+def is_thing(spoken: str) -> bool:
+    """Whether the focus names a thing handled or received ("the bags", "the delivery slot")."""
+    head = head_words(spoken)
+    if not head:
+        return False
+    last = head[-1]
+    return last in _THINGS or (last.endswith("s") and not last.endswith("ss") and last[:-1] in _THINGS)
 
 
 def is_day(spoken: str) -> bool:
@@ -111,18 +145,24 @@ def is_day(spoken: str) -> bool:
     return bool(words) and (words[0] in _DAYS or (words[0] == "that" and any(w in _DAYS for w in words)))
 
 
-def placed(template: str, preposition: str | None, *, day: bool = False) -> str | None:
+def placed(template: str, preposition: str | None, *, day: bool = False, thing: bool = False) -> str | None:
     """`template` with "at {focus}" (or "in {focus}") said with `preposition`; None when it cannot be
     said that way ("who did you deal with at {focus}" about a person, "the moment of {focus}" about a
-    channel). A `day` takes its preposition everywhere ("what did you need on Friday afternoon")."""
+    channel). A `day` takes its preposition everywhere ("what did you need on Friday afternoon"); a
+    `thing` (`is_thing`) is neither where one was nor how one got in touch."""
     if preposition is None or "{focus}" not in template:
         return template
     if "moment of {focus}" in template:
         return None  # a channel or a person has no moment
-    if preposition == "with" and any(phrase in template for phrase in _NOT_OF_PEOPLE):
+    if thing:
+        if any(phrase in template for phrase in _NOT_OF_THINGS):
+            return None  # "which channel did you use with the bags", "how did you feel with the bags"
+    elif preposition == "with" and any(phrase in template for phrase in _NOT_OF_PEOPLE):
         return None  # "deal with with the driver", "getting the driver right"
 
     def swap(m: re.Match[str]) -> str:
+        if m.string[: m.start()].endswith("look "):
+            return m.group(0)  # "let's look at {focus}": the verb's "at", no place
         want = m.group("want")
         word = "from" if want and not day else preposition
         if m.group("at")[0].isupper():
@@ -141,6 +181,18 @@ _NOT_OF_PEOPLE = (
     "made {focus} right",
     "see or hear at {focus}",
     "{focus} in more detail: where were you",
+)
+# What a template says of a place or a person that cannot be said of a thing: "deal with with the
+# bags", "what did you see or hear with the bags", "describe the bags: where were you", "which
+# channel did you use with the bags", "how did you feel with the bags" (a thing is something to get
+# right, unlike a person).
+_NOT_OF_THINGS = (
+    "with at {focus}",
+    "see or hear at {focus}",
+    "{focus} in more detail: where were you",
+    "channel did you use at {focus}",
+    "feel at {focus}",
+    "the way you did at {focus}",
 )
 # What a template asks of something that happened that cannot be asked of what did not: how it
 # turned out, what made it work, what made the difference in it.

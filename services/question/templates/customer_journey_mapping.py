@@ -50,7 +50,7 @@ FAMILIES: dict[str, Templates] = {
             "What was difficult or confusing about {focus}?",
             "What went wrong at {focus}, and what did you do about it?",
             "What did {focus} cost you in time, money or effort?",
-            "What made {focus} slower or harder than it should have been?",
+            "What made {focus} slower or harder than you expected?",
             "How did you work around the problems at {focus}?",
         ),
         keywords=("pain", "difficult", "frustrat", "went wrong", "problem", "slow", "confusing"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.question.models import FocusNode
-from services.question.places import for_doing, is_absence, is_state, placed, preposition_for
+from services.question.places import for_doing, is_absence, is_state, is_thing, placed, preposition_for
 from services.question.spoken import SpokenLabels
 from shared.methodology import MethodologyRegistry
 from tests.unit.question.conftest import asked_over_turns
@@ -27,6 +27,10 @@ from tests.unit.question.conftest import asked_over_turns
         ("the pharmacy", None),
         ("Tesco", None),
         ("Friday afternoon", "on"),  # a day
+        ("the bags", "with"),  # a thing handled or received
+        ("the delivery slot", "with"),
+        ("the discharge letter", "with"),
+        ("the glass", None),
     ],
 )
 def test_the_head_noun_chooses_the_preposition(spoken: str, preposition: str | None) -> None:
@@ -61,12 +65,37 @@ def test_a_template_is_said_with_the_preposition() -> None:
     )
 
 
+def test_a_thing_is_asked_about_with_and_from_never_at() -> None:
+    # "What were you expecting at the bags?", "Which channel did you use at the bags?"
+    assert is_thing("the bags") and is_thing("the delivery slot") and not is_thing("the driver")
+    assert placed("What went wrong at {focus}?", "with", thing=True) == "What went wrong with {focus}?"
+    assert (
+        placed("What were you expecting at {focus}?", "with", thing=True)
+        == "What were you expecting from {focus}?"
+    )
+    for template in (
+        "Which channel did you use at {focus}, and how did it go?",
+        "How did you feel at {focus}?",
+        "What did you see or hear at {focus}?",
+        "Who or what did you deal with at {focus}, and what were you told?",
+    ):
+        assert placed(template, "with", thing=True) is None, template
+    # "look at" is no place: it stays, for a person or a channel too
+    look = "Let's look at {focus} from a different angle: what has surprised you about {it}?"
+    assert placed(look, "with", thing=True) == look
+    assert placed(look, "with") == look and placed(look, "in") == look
+    # unlike a person, a thing is something to get right
+    assert placed("Why does getting {focus} right matter to you?", "with", thing=True) is not None
+    assert placed("Why does getting {focus} right matter to you?", "with") is None
+
+
 @pytest.mark.parametrize(
     ("label", "wrong", "strategies"),
     [
         ("app", "at the app", ("explore_touchpoint", "identify_need", "probe_pain_point")),
         ("phone", "at the phone", ("explore_touchpoint", "identify_need", "probe_pain_point")),
         ("driver", "at the driver", ("explore_touchpoint", "identify_need", "probe_pain_point")),
+        ("bags", "at the bags", ("explore_touchpoint", "identify_need", "probe_pain_point")),
     ],
 )
 def test_a_journey_question_does_not_place_a_channel_or_person(
