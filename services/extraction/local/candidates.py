@@ -18,7 +18,7 @@ from services.extraction.local.extent import (
     verb_like,
 )
 from services.extraction.local.labels import shape_label
-from services.extraction.local.labelwords import PERSON_PRONOUNS
+from services.extraction.local.labelwords import PERSON_PRONOUNS, POSSESSIVES
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 
@@ -162,6 +162,10 @@ class CandidateFinder:
             inside_clause = clause.start <= span.start and span.end <= clause.end
             if not inside_clause or not free(list(range(region.start, region.end)), vocab_type, True):
                 continue
+            if vocab_type == self.lexicon.spec.property_type and _earlier_product(
+                doc, region, self.lexicon.ignore
+            ):
+                continue
             # "earbuds | that never fall out": the clause says which earbuds
             end = relative_end(doc, region, clause, starts, subject_only=True)
             tokens = list(range(region.start, end))
@@ -257,6 +261,10 @@ class CandidateFinder:
             )
             if part_of is not None:
                 region = doc[part_of + 1 : region.end]
+            if node_type == self.lexicon.spec.property_type and _earlier_product(
+                doc, region, self.lexicon.ignore
+            ):
+                return None
             # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
             verb = next((i for i in range(m.end, region.end) if verb_like(doc[i])), None)
             if verb is not None:
@@ -410,6 +418,26 @@ class CandidateFinder:
 def _the_one(doc: Doc, start: int, end: int) -> bool:
     """Whether tokens [start, end) open with "the one(s)" ("was | the one who sorted it")."""
     return end - start >= 2 and doc[start].lower_ == "the" and doc[start + 1].lower_ in {"one", "ones"}
+
+
+# What makes "my old bluetooth pair" the product had before rather than one of its properties.
+_EARLIER = frozenset({"old", "previous", "former", "last"})
+
+
+def _earlier_product(doc: Doc, region: Span, kinds: frozenset[str]) -> bool:
+    """ "my old bluetooth pair", "my previous earbuds": a product the respondent had before, named by
+    its kind (`kinds`: the lexicon's ignored words, "pair", "headphone"), is what a story is about,
+    not a product property to ask what it makes possible (asked only of the lexicon's
+    `property_type`: in a switch interview the old machine is a solution)."""
+    start = region.start + 1 if doc[region.start].lower_ in POSSESSIVES else region.start
+    head = doc[region.end - 1].lemma_.lower()
+    return (
+        region.end - start >= 2
+        and start > 0
+        and doc[start - 1].lower_ in POSSESSIVES
+        and doc[start].lower_ in _EARLIER
+        and (head in kinds or head.removesuffix("s") in kinds)  # the lookup lemmas miss "earbuds"
+    )
 
 
 def is_content(tok: Token) -> bool:

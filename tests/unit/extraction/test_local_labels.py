@@ -1110,3 +1110,38 @@ async def test_what_it_is_about_is_the_item_also_when_negated(offline_engine: Ex
         question="Why does that matter to you?",
     )
     assert "not being wasteful" in labels, labels
+
+
+@pytest.mark.parametrize(
+    ("text", "methodology", "expected", "unwanted"),
+    [
+        # the gamer's anecdote about the pair they had before made an attribute "old bluetooth pair",
+        # asked back as "what does the old bluetooth pair make possible for you in the end?"
+        (
+            "With my old bluetooth pair the footsteps came a split second late.",
+            "means_end_chain",
+            set(),
+            "pair",
+        ),
+        ("My previous earbuds kept falling out.", "means_end_chain", set(), "earbuds"),
+        # the product the respondent has is still its properties' bearer
+        ("I love my bluetooth pair.", "means_end_chain", {("attribute", "bluetooth pair")}, None),
+        # in a switch interview the old machine is a solution, not a property
+        ("My old coffee machine broke.", "jobs_to_be_done", {("solution", "old coffee machine")}, None),
+    ],
+)
+async def test_the_product_had_before_is_no_property(
+    offline_engine: ExtractionEngine,
+    text: str,
+    methodology: str,
+    expected: set[tuple[str, str]],
+    unwanted: str | None,
+) -> None:
+    # with the concept's vocabulary ("earbuds", "bluetooth"), which names attributes on its own
+    brief = ConceptBrief(id="headphones", name="Wireless headphones", vocabulary=("bluetooth", "earbuds"))
+    result = await _extract(
+        offline_engine, text, methodology, question="What do you look for?", concept=brief
+    )
+    typed = {(c.node_type, c.label) for c in result.concepts}
+    assert expected <= typed, typed
+    assert unwanted is None or not any(unwanted in label for _, label in typed), typed
