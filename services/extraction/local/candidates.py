@@ -80,6 +80,7 @@ _BARE_OBJECTS = frozenset({"it", "them"})
 # Verbs of seeing or thinking: after a generic cue ("I can …") they open a thought, not a doing.
 _MENTAL_VERBS = frozenset(
     {"see", "tell", "imagine", "remember", "understand", "think", "guess", "say", "believe"}
+    | {"realise", "realize"}  # "(it) made me | realise I needed a change"
 )
 
 

@@ -63,3 +63,24 @@ async def test_something_got_is_an_event_of_the_switch(offline_engine: Extractio
     used_to = await _extract(offline_engine, "I got used to the café.", "What happened next?")
     assert "habit" in {t for t, _ in _nodes(used_to)}
     assert "timeline_event" not in {t for t, _ in _nodes(used_to)}
+
+
+async def test_what_the_old_way_made_you_is_a_push(offline_engine: ExtractionEngine) -> None:
+    # "… and because of that I realised the energy drinks made me jittery" named only the drinks: the
+    # push they gave rise to, and its link to what started it, were lost
+    result = await _extract(
+        offline_engine,
+        "My heart started racing one night at 3am, and because of that I realised the energy drinks made"
+        " me jittery.",
+        "What was going wrong for you around the time of buying a steel thermos?",
+    )
+    assert ("push", "made me jittery") in _nodes(result), _nodes(result)
+    assert ("energy drinks", "gives_rise_to", "made me jittery") in _edges(result), _edges(result)
+    assert any(t == "made me jittery" and "heart started racing" in s for s, _, t in _edges(result)), _edges(
+        result
+    )
+    # a thought it led to is no push, and a feeling it gave keeps its own cue
+    thought = await _extract(offline_engine, "It made me realise I needed a change.", "What happened next?")
+    assert not any(t == "push" for t, _ in _nodes(thought)), _nodes(thought)
+    felt = await _extract(offline_engine, "The capsule machine made me feel like a grown-up.", "Why?")
+    assert ("pull", "feel like a grown-up") in _nodes(felt), _nodes(felt)
