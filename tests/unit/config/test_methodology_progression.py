@@ -384,6 +384,35 @@ def test_a_node_that_just_gave_nothing_is_not_laddered_again(
     assert on_fresh > on_focus
 
 
+def test_a_laddering_answer_that_kept_to_the_practical_is_probed_again_another_way(
+    registry: MethodologyRegistry,
+) -> None:
+    """ "Honestly it's just the practical side of it, nothing deep. Like I said, I don't have to fiddle
+    with them mid-run": the answer added nothing (saturation high), the node was asked once and still
+    leads nowhere. The interviewer went on to deepen another attribute, and a respondent who names
+    feelings only when pressed never got to them; the method says to postulate absence when someone
+    cannot say why something matters."""
+    scene = mid(last="deepen")
+    scene.globals.update(
+        {
+            "meta.conversation.saturation": 1.0,
+            "llm.response_depth": "shallow",
+            "temporal.strategy_repetition_count": 0.4,
+            "temporal.turns_since_strategy_change": 0.4,
+        }
+    )
+    scene.nodes["focus"].update({"graph.node.has_outgoing": False, "graph.node.exhaustion_score": 0.4})
+    top = rank(registry.get("means_end_chain"), scene)[0]
+    assert top[1:] == ("absence_probe", "focus"), top
+    # once the absence was asked (streak two, same strategy), the node is left alone
+    scene.nodes["focus"].update(
+        {"graph.node.focus_streak": "medium", "technique.node.strategy_repetition": "low"}
+    )
+    scene.last_strategy = "absence_probe"
+    scene.node_last_strategy = {"focus": "absence_probe", "worn": "deepen"}
+    assert rank(registry.get("means_end_chain"), scene)[0][2] != "focus"
+
+
 @pytest.mark.parametrize("name", sorted(ROLES))
 def test_a_stalled_ladder_is_checked_back_or_broadened(registry: MethodologyRegistry, name: str) -> None:
     scene = mid(last=ROLES[name][1])

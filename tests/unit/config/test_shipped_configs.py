@@ -153,6 +153,9 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
     ("name", "strategy", "kept", "dropped"),
     [
         ("means_end_chain", "deepen", set(), set()),
+        # "What would you miss if you no longer had peace of mind?": 18 of 97 simulated absence
+        # probes asked it of a terminal value, none with anything new
+        ("means_end_chain", "absence_probe", set(), set()),
         ("customer_journey_mapping", "identify_need", set(), set()),
         # a functional job still leads on to the emotional or social job behind it
         ("jobs_to_be_done", "dig_for_job", {"job"}, set()),
