@@ -140,8 +140,24 @@ class OfflineRespondent:
                 previous = draft.add(opener_sentence(step.element, method, rng, shortest=mood.shortest))
                 continue
             if follows and previous is not None:
-                previous.text = continue_sentence(
+                continued = continue_sentence(
                     previous.text, step.element, step.link, method, rng, shortest=mood.shortest
+                )
+                if continued is not None:
+                    previous.text = continued
+                    continue
+                # a sentence of its own right after the one that said the source: "The opposite
+                # would be …", "It was the ward nurses who were dealing with it" point back at it
+                previous = draft.add(
+                    link_sentence(
+                        step.source,
+                        step.element,
+                        step.link,
+                        method,
+                        rng,
+                        restate=False,
+                        shortest=mood.shortest,
+                    )
                 )
                 continue
             restate = follows or mood.restate_focus or focus is None or step.source.id != focus.id

@@ -245,6 +245,11 @@ def link_sentence(
     )
 
 
+# Links with a wording of their own and no continuing clause for it: "…, and in the end that's
+# about mostly old licensed films" made the opposite pole a reason, "…, so the ward nurses" an effect.
+_NO_CONTINUATION = frozenset(edge for edge, _ in _BY_EDGE) - frozenset(_CONTINUE_BY_EDGE)
+
+
 def continue_sentence(
     previous: str,
     target: HiddenElement,
@@ -253,8 +258,11 @@ def continue_sentence(
     rng: random.Random,
     *,
     shortest: bool = False,
-) -> str:
-    """`previous` (which just said the link's other end) extended by a clause revealing `target`."""
+) -> str | None:
+    """`previous` (which just said the link's other end) extended by a clause revealing `target`;
+    None for a link no clause tacked on says (the caller says it in a sentence of its own)."""
+    if _edge(link, target) in _NO_CONTINUATION:
+        return None
     if link.target != target.id:
         # the forward wordings ("…, which led to the café") would say the link backwards
         options, specific = _CONTINUE_REVERSE, {}

@@ -31,9 +31,15 @@ def _said(target: HiddenElement) -> set[str]:
         for restate in (True, False):
             rng = random.Random(seed)
             said.add(link_sentence(DRINKS, target, link, "jobs_to_be_done", rng, restate=restate))
-        rng = random.Random(seed)
-        said.add(continue_sentence("I used energy drinks.", target, link, "jobs_to_be_done", rng))
+        said.add(_continued("I used energy drinks.", target, link, seed))
     return said
+
+
+def _continued(previous: str, target: HiddenElement, link: HiddenLink, seed: int) -> str:
+    """`continue_sentence` for a switch interview's link that a clause can carry."""
+    sentence = continue_sentence(previous, target, link, "jobs_to_be_done", random.Random(seed))
+    assert sentence is not None
+    return sentence
 
 
 def test_a_firing_criterion_is_why_a_solution_was_dropped_not_chosen() -> None:
@@ -71,13 +77,36 @@ def test_a_level_said_against_its_link_is_named_as_the_cause() -> None:
     queue = _clause("p_queue", "push", "queue too long", "the queue at the station café took too long")
     link = HiddenLink(source=cafe.id, target=queue.id, edge_type="gives_rise_to")
     previous = "That was because the queue at the station café took too long."
-    said = {
-        continue_sentence(previous, cafe, link, "jobs_to_be_done", random.Random(seed)) for seed in range(20)
-    }
+    said = {_continued(previous, cafe, link, seed) for seed in range(20)}
     assert all(s.endswith("which was down to the station café.") for s in said), said
     # forwards, the same pair keeps the wording of what followed from it
-    after = {
-        continue_sentence("I went to the station café.", queue, link, "jobs_to_be_done", random.Random(seed))
-        for seed in range(20)
-    }
+    after = {_continued("I went to the station café.", queue, link, seed) for seed in range(20)}
     assert all("realised the queue" in s for s in after), after
+
+
+def test_a_link_no_clause_can_carry_gets_a_sentence_of_its_own() -> None:
+    # "That was down to their own series you can't get elsewhere, and in the end that's about mostly
+    # old licensed films": the ladder's continuing clause made a pole's opposite its reason
+    originals = HiddenElement(
+        id="ep_originals", node_type="emergent_pole", label="own series", phrasings=("their own series",)
+    )
+    reruns = HiddenElement(
+        id="ip_reruns", node_type="implicit_pole", label="old films", phrasings=("mostly old licensed films",)
+    )
+    opposite = HiddenLink(source=originals.id, target=reruns.id, edge_type="contrasts_with")
+    said = "That was down to their own series."
+    for seed in range(10):
+        assert continue_sentence(said, reruns, opposite, "repertory_grid", random.Random(seed)) is None
+        own = link_sentence(originals, reruns, opposite, "repertory_grid", random.Random(seed), restate=False)
+        assert "old licensed films" in own and any(w in own for w in ("opposite", "whereas", "other kind")), (
+            own
+        )
+    # a rung up the ladder still continues the sentence
+    worth = HiddenElement(
+        id="sc_worth",
+        node_type="superordinate_construct",
+        label="worth",
+        phrasings=("the evening feels well spent",),
+    )
+    rung = HiddenLink(source=originals.id, target=worth.id, edge_type="ladders_to")
+    assert continue_sentence(said, worth, rung, "repertory_grid", random.Random(0)) is not None
