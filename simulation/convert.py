@@ -99,6 +99,7 @@ def graph_snapshot(response: pb.GetSessionGraphResponse) -> GraphSnapshot:
         complete_chain_count=state.chain_completion.complete_chain_count,
         longest_chain=[labels.get(i, i) for i in state.depth.longest_chain_path],
         canonical_slot_count=len(response.slots),
+        slot_of={m.surface_node_id: m.slot_id for m in response.mappings},
     )
 
 

@@ -5,7 +5,8 @@
   edge between nodes matched to its two ends (either direction; `typed` when type and direction
   agree); hidden chains completed (one walk through the graph: a node for every element, each
   joined to the next by an edge wherever the chain has a link) and connected (first and last
-  element joined by some path in the graph). Recall is reported against everything hidden and
+  element joined by some path in the graph), also over canonical slots (the same walk with each
+  node read as its slot). Recall is reported against everything hidden and
   against what the respondent actually revealed, which separates the interviewer's coverage from
   the extractor's accuracy.
 * Questions (`questions`): exact repeats (same words, case and punctuation ignored) and near
@@ -75,6 +76,38 @@ def _walks(
     return bool(reached)
 
 
+def _canonical_chains(
+    scenario: Scenario,
+    graph: GraphSnapshot,
+    nodes_of: dict[str, set[str]],
+    pairs: dict[tuple[str, str], str],
+) -> int | None:
+    """Chains completed when every node is read as its canonical slot (None without slots).
+
+    The surface walk fails where one element was told twice in other words ("nurse rang me to plan
+    the discharge", "discharge nurse phoned me") and each node holds one of its links; the canonical
+    slots are there to join such paraphrases, and this count says whether they did. A link still
+    needs a surface edge between nodes of the two slots."""
+    if not graph.slot_of:
+        return None
+
+    def slot(node_id: str) -> str:
+        return graph.slot_of.get(node_id, node_id)
+
+    slots_of = {element: {slot(n) for n in nodes} for element, nodes in nodes_of.items()}
+    slot_pairs = {(slot(a), slot(b)): edge_type for (a, b), edge_type in pairs.items()}
+    return sum(
+        1
+        for chain in scenario.chains
+        if _walks(
+            chain.elements,
+            [scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)],
+            slots_of,
+            slot_pairs,
+        )
+    )
+
+
 def recall_metrics(
     scenario: Scenario,
     graph: GraphSnapshot,
@@ -112,6 +145,7 @@ def recall_metrics(
         first, last = nodes_of.get(chain.elements[0], set()), nodes_of.get(chain.elements[-1], set())
         if first and last and (first & last or _connected(graph, first, last)):
             connected += 1
+    canonical = _canonical_chains(scenario, graph, nodes_of, pairs)
     total, n_links = len(scenario.elements), len(scenario.links)
     return RecallMetrics(
         elements_total=total,
@@ -132,6 +166,8 @@ def recall_metrics(
         chains_completed=completed,
         chains_connected=connected,
         chain_completion=_ratio(completed, len(scenario.chains)),
+        chains_completed_canonical=canonical,
+        chain_completion_canonical=None if canonical is None else _ratio(canonical, len(scenario.chains)),
         mean_chain_progress=statistics.fmean(progress) if progress else 0.0,
         nodes_total=len(graph.nodes),
         nodes_matched=len(matches),

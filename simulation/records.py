@@ -91,6 +91,8 @@ class GraphSnapshot(BaseModel):
     complete_chain_count: int = 0
     longest_chain: list[str] = Field(default_factory=list)
     canonical_slot_count: int = 0
+    # surface node id -> canonical slot id (empty when canonical slots are off)
+    slot_of: dict[str, str] = Field(default_factory=dict)
 
 
 class SessionSummary(BaseModel):
@@ -149,6 +151,12 @@ class RecallMetrics(BaseModel):
     chains_connected: int
     chain_completion: float
     mean_chain_progress: float = Field(description="Mean share of each chain's elements recovered.")
+    chains_completed_canonical: int | None = Field(
+        default=None,
+        description="Chains completed with each node read as its canonical slot: an element told twice in "
+        "other words completes the chain when both nodes share a slot (None when slots are off).",
+    )
+    chain_completion_canonical: float | None = None
     nodes_total: int
     nodes_matched: int
     node_precision: float = Field(description="Share of graph nodes that match some hidden element.")

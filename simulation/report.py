@@ -21,6 +21,14 @@ def _mean(values: list[float] | list[int]) -> float:
     return statistics.fmean(values) if values else 0.0
 
 
+def _slots_mean(ms: list[RunMetrics]) -> str:
+    """Mean chain completion over canonical slots, of the runs that had slots ("–" when none did)."""
+    values = [
+        x.recall.chain_completion_canonical for x in ms if x.recall.chain_completion_canonical is not None
+    ]
+    return _pct(_mean(values)) if values else "–"
+
+
 def _cell(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split()).replace("|", "\\|")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -63,7 +71,12 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
         (
             "hidden chains completed / connected",
             f"{r.chains_completed}/{r.chains_total} / {r.chains_connected}/{r.chains_total} "
-            f"(mean progress {_pct(r.mean_chain_progress)})",
+            f"(mean progress {_pct(r.mean_chain_progress)})"
+            + (
+                f"; completed over canonical slots {r.chains_completed_canonical}/{r.chains_total}"
+                if r.chains_completed_canonical is not None
+                else ""
+            ),
         ),
         (
             "graph nodes matching ground truth",
@@ -223,9 +236,9 @@ def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simul
             "",
             f"## Means per {heading}",
             "",
-            f"| {heading} | runs | turns | elem recall | link recall | chain completion | revealed | "
-            "repeat (near) |",
-            "|---|---|---|---|---|---|---|---|",
+            f"| {heading} | runs | turns | elem recall | link recall | chain completion | over slots | "
+            "revealed | repeat (near) |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for key in sorted(groups):
             ms = groups[key]
@@ -236,6 +249,7 @@ def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simul
                 _pct(_mean([x.recall.element_recall for x in ms])),
                 _pct(_mean([x.recall.link_recall for x in ms])),
                 _pct(_mean([x.recall.chain_completion for x in ms])),
+                _slots_mean(ms),
                 _pct(_mean([x.recall.revealed_share for x in ms])),
                 _pct(_mean([x.questions.repeated_rate_near for x in ms])),
             ]

@@ -66,6 +66,17 @@ def test_a_chain_completes_only_as_one_walk_through_the_graph(
     assert set(r.recovered) >= {"a_noise", "f_focus", "p_calm", "v_peace"}
     assert r.links_recovered == 4  # all three links of the noise chain, and the battery one
     assert (r.chains_completed, r.chains_connected) == (1, 1)  # the battery chain only
+    assert r.chains_completed_canonical is None  # no canonical slots in the run
+
+    # the two "calm" nodes share a canonical slot: over slots the walk goes through
+    split.graph.slot_of = {"n3": "s_calm", "n8": "s_calm", "n1": "s_noise"}
+    r = recall_metrics(mini_scenario, split.graph, matcher, set(), set())
+    assert r.chains_completed == 1
+    assert (r.chains_completed_canonical, r.chain_completion_canonical) == (2, 1.0)
+    # a slot joins nodes, not links: without the edge into the second node the chain stays open
+    split.graph.edges = [e for e in split.graph.edges if e.id != "e4"]
+    r = recall_metrics(mini_scenario, split.graph, matcher, set(), set())
+    assert r.chains_completed_canonical == 1
 
 
 def test_type_must_agree_for_typed_recall(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:

@@ -41,7 +41,7 @@ def test_index_lists_runs_and_means(mini_scenario: Scenario, lemmatizer: Lemmati
     write_index(tmp_path, [("mini__plain__s1/report.md", record)], [])
     text = (tmp_path / "index.md").read_text(encoding="utf-8")
     assert "[mini__plain__s1](mini__plain__s1/report.md)" in text
-    assert "| plain | 1 | 4.0 | 71% | 60% | 50% | 57% | 33% |" in text
+    assert "| plain | 1 | 4.0 | 71% | 60% | 50% | – | 57% | 33% |" in text  # no slots in the run
     summary = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))
     assert summary[0]["metrics"]["recall"]["elements_recovered"] == 5
 
