@@ -147,7 +147,7 @@ class OfflineRespondent:
                     previous.text = continued
                     continue
                 # a sentence of its own right after the one that said the source: "The opposite
-                # would be …", "It was the ward nurses who were dealing with it" point back at it
+                # would be …", "That meant dealing with the delivery driver." point back at it
                 previous = draft.add(
                     link_sentence(
                         step.source,
