@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from simulation.matching import ElementMatcher, Match
 from simulation.records import GraphSnapshot, QuestionMetrics, RecallMetrics, RunMetrics, RunRecord
-from simulation.scenarios import HiddenLink, Scenario
+from simulation.scenarios import Chain, HiddenLink, Scenario
 from simulation.text import Lemmatizer, jaccard, normalise_question
 
 if TYPE_CHECKING:
@@ -76,6 +76,11 @@ def _walks(
     return bool(reached)
 
 
+def _links_along(scenario: Scenario, chain: Chain) -> list[HiddenLink | None]:
+    """The hidden link between each element of `chain` and the next (None where there is none)."""
+    return [scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)]
+
+
 def _canonical_chains(
     scenario: Scenario,
     graph: GraphSnapshot,
@@ -99,12 +104,7 @@ def _canonical_chains(
     return sum(
         1
         for chain in scenario.chains
-        if _walks(
-            chain.elements,
-            [scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)],
-            slots_of,
-            slot_pairs,
-        )
+        if _walks(chain.elements, _links_along(scenario, chain), slots_of, slot_pairs)
     )
 
 
@@ -137,10 +137,7 @@ def recall_metrics(
     progress = []
     for chain in scenario.chains:
         progress.append(sum(1 for e in chain.elements if e in recovered) / len(chain.elements))
-        chain_links = [
-            scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)
-        ]
-        if _walks(chain.elements, chain_links, nodes_of, pairs):
+        if _walks(chain.elements, _links_along(scenario, chain), nodes_of, pairs):
             completed += 1
         first, last = nodes_of.get(chain.elements[0], set()), nodes_of.get(chain.elements[-1], set())
         if first and last and (first & last or _connected(graph, first, last)):

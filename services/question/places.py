@@ -113,29 +113,37 @@ _AT_FOCUS = re.compile(
 _DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
 
-def preposition_for(spoken: str) -> str | None:
-    """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at" (and "in")."""
-    if is_day(spoken):
-        return "on"
+def _head(spoken: str) -> tuple[list[str], str] | None:
+    """The focus's head words and the singular of the last ("bags" -> "bag"), or None."""
     head = head_words(spoken)
     if not head:
         return None
     last = head[-1]
-    singular = last[:-1] if last.endswith("s") and not last.endswith("ss") else last
+    return head, last[:-1] if last.endswith("s") and not last.endswith("ss") else last
+
+
+def preposition_for(spoken: str) -> str | None:
+    """ "in", "on" or "with" for a focus said as `spoken`, or None to keep "at" (and "in")."""
+    if is_day(spoken):
+        return "on"
+    found = _head(spoken)
+    if found is None:
+        return None
+    head, singular = found
+    last = head[-1]
     if last in _CHANNELS or singular in _CHANNELS:
         return _CHANNELS.get(last) or _CHANNELS[singular]
-    if last in _PEOPLE or singular in _PEOPLE or " ".join(head[-2:]) in _PEOPLE or is_thing(spoken):
+    if last in _PEOPLE or singular in _PEOPLE or " ".join(head[-2:]) in _PEOPLE:
+        return "with"
+    if last in _THINGS or singular in _THINGS:
         return "with"
     return None
 
 
 def is_thing(spoken: str) -> bool:
     """Whether the focus names a thing handled or received ("the bags", "the delivery slot")."""
-    head = head_words(spoken)
-    if not head:
-        return False
-    last = head[-1]
-    return last in _THINGS or (last.endswith("s") and not last.endswith("ss") and last[:-1] in _THINGS)
+    found = _head(spoken)
+    return found is not None and (found[0][-1] in _THINGS or found[1] in _THINGS)
 
 
 def is_day(spoken: str) -> bool:

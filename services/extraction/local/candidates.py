@@ -163,9 +163,7 @@ class CandidateFinder:
             inside_clause = clause.start <= span.start and span.end <= clause.end
             if not inside_clause or not free(list(range(region.start, region.end)), vocab_type, True):
                 continue
-            if vocab_type == self.lexicon.spec.property_type and _earlier_product(
-                doc, region, self.lexicon.ignore
-            ):
+            if self._had_before(doc, region, vocab_type):
                 continue
             # "earbuds | that never fall out": the clause says which earbuds
             end = relative_end(doc, region, clause, starts, subject_only=True)
@@ -207,6 +205,14 @@ class CandidateFinder:
 
         out = [c for c in out if not describes_earlier_noun(c) and not inside_predicate(c)]
         return sorted(out, key=lambda c: c.label_tokens[0])
+
+    def _had_before(self, doc: Doc, region: Span, node_type: str) -> bool:
+        """Whether `region`, about to become an item of `node_type`, names the product had before
+        (`_earlier_product`); asked only of the lexicon's `property_type`: in a switch interview the
+        old machine is a solution."""
+        return node_type == self.lexicon.spec.property_type and _earlier_product(
+            doc, region, self.lexicon.ignore
+        )
 
     def _from_match(
         self,
@@ -262,9 +268,7 @@ class CandidateFinder:
             )
             if part_of is not None:
                 region = doc[part_of + 1 : region.end]
-            if node_type == self.lexicon.spec.property_type and _earlier_product(
-                doc, region, self.lexicon.ignore
-            ):
+            if self._had_before(doc, region, node_type):
                 return None
             # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
             verb = next((i for i in range(m.end, region.end) if verb_like(doc[i])), None)
@@ -428,8 +432,7 @@ _EARLIER = frozenset({"old", "previous", "former", "last"})
 def _earlier_product(doc: Doc, region: Span, kinds: frozenset[str]) -> bool:
     """ "my old bluetooth pair", "my previous earbuds": a product the respondent had before, named by
     its kind (`kinds`: the lexicon's ignored words, "pair", "headphone"), is what a story is about,
-    not a product property to ask what it makes possible (asked only of the lexicon's
-    `property_type`: in a switch interview the old machine is a solution)."""
+    not a product property to ask what it makes possible."""
     start = region.start + 1 if doc[region.start].lower_ in POSSESSIVES else region.start
     head = doc[region.end - 1].lemma_.lower()
     return (

@@ -114,7 +114,7 @@ def restated_anchor(
     again."""
     if anchor is None:
         return
-    words = {lem for lem in lemmatize(anchor.label) if lem not in stop}
+    words = _content_lemmas(anchor.label, lemmatize, stop)
     lowers = [t.lower_ for t in doc]
     for marker in _RESTATING:
         size = len(marker)
@@ -134,7 +134,7 @@ def restated_anchor(
             )
             if first is None or first.node_type != anchor.node_type or first.label == anchor.label:
                 continue
-            if declined or words & {lem for lem in lemmatize(first.label) if lem not in stop}:
+            if declined or words & _content_lemmas(first.label, lemmatize, stop):
                 first.label = anchor.label
                 first.source = "existing"
 
@@ -160,14 +160,21 @@ def kept_types(
     for node in existing:
         if node.node_type not in node_types:
             continue
-        words = frozenset(lem for lem in lemmatize(node.label) if lem not in stop)
+        words = _content_lemmas(node.label, lemmatize, stop)
         if len(words) >= 2:
             by_words.setdefault(words, node)  # the caller sends the most recent first
     for cand in cands:
         if cand.source == "existing":
             continue
-        said = by_words.get(frozenset(lem for lem in lemmatize(cand.label) if lem not in stop))
+        said = by_words.get(_content_lemmas(cand.label, lemmatize, stop))
         if said is not None and said.node_type != cand.node_type:
             cand.node_type = said.node_type
             cand.label = said.label
             cand.source = "existing"
+
+
+def _content_lemmas(
+    label: str, lemmatize: Callable[[str], list[str]], stop: frozenset[str]
+) -> frozenset[str]:
+    """The lemmas of `label` that are not stop words: what two labels are compared by."""
+    return frozenset(lem for lem in lemmatize(label) if lem not in stop)
