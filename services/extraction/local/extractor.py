@@ -22,7 +22,13 @@ from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates, opening_event
-from services.extraction.local.framing import apply_clefts, cleft_links, split_clefts, stated_reasons
+from services.extraction.local.framing import (
+    apply_clefts,
+    cleft_links,
+    explained_by_reasons,
+    split_clefts,
+    stated_reasons,
+)
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
 from services.extraction.local.remention import kept_types, rementions, restated_anchor
 from services.extraction.local.rules import (
@@ -98,6 +104,7 @@ class LocalExtractor:
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
         restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP, meta)
         cands += sequence_events(doc, parts, cands, relations, lex)
+        explained_by_reasons(doc, parts, cands, relations, lex, chooser)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
         cands = _in_particular(_one_type_per_label(_outside(doc, cands, meta)), lex)

@@ -22,7 +22,15 @@ from services.extraction.local.cues import SPOKEN_ADVERBS, CleftHead, CueLexicon
 from services.extraction.local.edges import endpoint
 from services.extraction.local.labelwords import CLAUSE_OPENERS
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
-from services.extraction.local.rules import clause_candidate, in_span, overlaps, said_before
+from services.extraction.local.rules import (
+    clause_candidate,
+    in_span,
+    infer_type,
+    marker_type,
+    overlaps,
+    said_before,
+    told_before,
+)
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 from services.extraction.wordclasses import CONJUNCTIONS, INTERJECTIONS
@@ -217,6 +225,37 @@ def stated_reasons(
             )
             out += [cand] if cand is not None else []
     return out, rels
+
+
+def explained_by_reasons(
+    doc: Doc,
+    parts: list[Clause],
+    cands: list[Candidate],
+    relations: list[DiscourseRelation],
+    lex: CueLexicon,
+    chooser: EdgeChooser,
+) -> None:
+    """Retype the question's guess at what a stated reason explains.
+
+    Asked "Why do you think the discharge nurse phoned you?", a respondent who answers "Everything
+    was ready when he got home, and I think that was because they involved the family early" gives
+    the reason the question asked for in the second clause; "that" points back to the first, which
+    is what the reason explains. The question typed both clauses as attributions, and two items of
+    one type have no causal edge between them, so the edge chooser made the explained clause a
+    lesson. It is one step below the reason (an outcome here), as it is typed when the question asks
+    nothing in particular (`rules.infer_bare_sides`)."""
+    for rel in relations:
+        if rel.relation is not RelationKind.CAUSE or rel.left is None or in_span(cands, rel.left):
+            continue
+        stated = marker_type(lex, rel)
+        if stated is None:
+            continue
+        told, lower = told_before(doc, parts, rel), infer_type(chooser, lex, stated, higher=False)
+        if told is None or lower is None:
+            continue
+        for c in cands:
+            if c.clause == told.index and c.source == "question" and c.node_type == stated:
+                c.node_type, c.asked, c.source = lower, False, f"explained:{rel.marker}"
 
 
 def _frame_word(doc: Doc, cand: Candidate, start: int, end: int) -> bool:

@@ -96,7 +96,7 @@ def _bare_right(
     events = [c for c in left if not c.from_noun] or left
     referent = None if left else antecedent(doc, cands, rel, anchor)
     stated = marker_type(lex, rel)
-    told = _told_before(doc, parts, rel) if stated and not events else None
+    told = told_before(doc, parts, rel) if stated and not events else None
     if told is not None and not isinstance(referent, Candidate):
         # "Everything was ready when he got home, and I think that was because Y": "that" is the
         # answer's own bare clause before it, even when the question named a node (the nurse)
@@ -127,7 +127,7 @@ def _bare_right(
     return out
 
 
-def _told_before(doc: Doc, parts: list[Clause], rel: DiscourseRelation) -> Clause | None:
+def told_before(doc: Doc, parts: list[Clause], rel: DiscourseRelation) -> Clause | None:
     """The answer's clause right before a connective's left side ("and I think that was")."""
     if rel.left is None:
         return None

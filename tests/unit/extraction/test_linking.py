@@ -177,6 +177,10 @@ async def test_because_of_that_after_and_links_the_clause_before(offline_engine:
         ("How did that turn out?", ()),
         # the question names a node, but "that" is the answer's own clause before it
         ("How did the nurse act during what happened?", (("nurse", "actor"),)),
+        # a "why" question types every bare clause as an attribution: the clause "that" points back
+        # to is what the reason explains, not a second attribution (made a lesson to fit an edge)
+        ("Why do you think the discharge nurse phoned you?", (("discharge nurse phoned me", "action"),)),
+        ("Why do you think it turned out the way it did?", ()),
     ],
 )
 async def test_an_explanation_after_that_was_because_is_an_attribution(
