@@ -50,7 +50,10 @@ class ServiceSettings(BaseSettings):
     )
     otel_exporter: OtelExporter = Field(
         default="none",
-        description="Trace exporter: `otlp` (gRPC to otel_endpoint), `console` (stdout) or `none`.",
+        description=(
+            "Trace exporter: `otlp` (gRPC to otel_endpoint), `console` (stdout) or `none` (spans keep"
+            " their ids for the logs and the next service, but are not recorded)."
+        ),
     )
     otel_endpoint: str = Field(
         default="http://localhost:4317", description="OTLP/gRPC collector endpoint used when exporter=otlp."

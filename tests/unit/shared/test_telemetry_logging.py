@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 import structlog
+from opentelemetry import propagate, trace
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 
 from shared.logging import configure_logging, respondent_text
 from shared.settings import ServiceSettings
-from shared.telemetry import get_tracer, setup_telemetry
+from shared.telemetry import build_provider, export_spans, get_tracer, setup_telemetry
 
 
 def _json_lines(out: str) -> list[dict[str, Any]]:
@@ -64,7 +65,7 @@ def test_setup_telemetry_is_idempotent() -> None:
 
 async def test_one_trace_spans_both_services(grpc_server_factory: Any, probe: Any, probe_client: Any) -> None:
     exporter = InMemorySpanExporter()
-    setup_telemetry(ServiceSettings()).add_span_processor(SimpleSpanProcessor(exporter))
+    export_spans(setup_telemetry(ServiceSettings()), SimpleSpanProcessor(exporter))
     server_b, _ = await grpc_server_factory(ServiceSettings(service_name="svc-b"), [probe])
     _, channel_a = await grpc_server_factory(ServiceSettings(service_name="svc-a"), [probe])
     exporter.clear()
@@ -81,6 +82,44 @@ async def test_one_trace_spans_both_services(grpc_server_factory: Any, probe: An
     assert client_span.kind == SpanKind.CLIENT
     assert client_span.parent is not None and client_span.parent.span_id == forward.context.span_id
     exporter.shutdown()
+
+
+def test_without_an_exporter_spans_keep_their_ids_but_record_nothing() -> None:
+    tracer = build_provider(ServiceSettings(otel_exporter="none")).get_tracer("t")
+    with tracer.start_as_current_span("turn") as span:
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier)
+    context = span.get_span_context()
+    assert not span.is_recording() and context.is_valid and not context.trace_flags.sampled
+    # the next service gets the ids and the decision: its spans join the trace, unrecorded
+    _version, trace_id, parent_id, flags = carrier["traceparent"].split("-")
+    assert (trace_id, parent_id) == (f"{context.trace_id:032x}", f"{context.span_id:016x}")
+    assert int(flags, 16) & TraceFlags.SAMPLED == 0
+
+
+def test_a_recorded_parent_is_recorded_on_in_a_service_without_an_exporter() -> None:
+    # A caller that exports sent its trace as sampled: the trace stays whole across services.
+    tracer = build_provider(ServiceSettings(otel_exporter="none")).get_tracer("t")
+    remote = SpanContext(trace_id=7, span_id=9, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    parent = trace.set_span_in_context(NonRecordingSpan(remote))
+    child = tracer.start_span("handler", context=parent)
+    assert child.is_recording() and child.get_span_context().trace_id == 7
+
+
+def test_an_exporter_added_later_records_from_then_on() -> None:
+    provider = build_provider(ServiceSettings(otel_exporter="none"))
+    exporter = InMemorySpanExporter()
+    before = provider.get_tracer("t")  # tracers made before the exporter record too
+    export_spans(provider, SimpleSpanProcessor(exporter))
+    with before.start_as_current_span("turn") as span:
+        assert span.is_recording()
+    assert [s.name for s in exporter.get_finished_spans()] == ["turn"]
+
+
+def test_a_configured_exporter_records_spans() -> None:
+    provider = build_provider(ServiceSettings(otel_exporter="console"))
+    span = provider.get_tracer("t").start_span("turn")
+    assert span.is_recording() and span.get_span_context().trace_flags.sampled
 
 
 @pytest.mark.parametrize("name", ["httpx", "httpx2", "httpcore"])
