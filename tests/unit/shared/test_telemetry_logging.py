@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from opentelemetry import propagate, trace
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -15,7 +18,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFl
 
 from shared.logging import configure_logging, respondent_text
 from shared.settings import ServiceSettings
-from shared.telemetry import build_provider, export_spans, get_tracer, setup_telemetry
+from shared.telemetry import build_provider, export_spans, get_tracer, setup_telemetry, traced
 
 
 def _json_lines(out: str) -> list[dict[str, Any]]:
@@ -82,6 +85,38 @@ async def test_one_trace_spans_both_services(grpc_server_factory: Any, probe: An
     assert client_span.kind == SpanKind.CLIENT
     assert client_span.parent is not None and client_span.parent.span_id == forward.context.span_id
     exporter.shutdown()
+
+
+async def test_health_checks_and_reflection_make_no_spans(
+    grpc_server_factory: Any, probe: Any, probe_client: Any
+) -> None:
+    exporter = InMemorySpanExporter()
+    export_spans(setup_telemetry(ServiceSettings()), SimpleSpanProcessor(exporter))
+    _, channel = await grpc_server_factory(ServiceSettings(service_name="svc"), [probe])
+    exporter.clear()
+
+    await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+    listing = reflection_pb2.ServerReflectionRequest(list_services="")
+    async for _ in reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(iter([listing])):
+        pass
+    await probe_client(channel).unary("Echo")({})
+
+    served = [span.name for span in exporter.get_finished_spans() if span.kind == SpanKind.SERVER]
+    assert served == ["/test.v1.Probe/Echo"]
+    exporter.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("method", "traced_"),
+    [
+        ("/interview.graph.v1.GraphService/ApplyExtraction", True),
+        (b"/interview.graph.v1.GraphService/ApplyExtraction", True),
+        ("/grpc.health.v1.Health/Check", False),
+        ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", False),
+    ],
+)
+def test_which_methods_are_traced(method: str | bytes, traced_: bool) -> None:
+    assert traced(SimpleNamespace(method=method)) is traced_
 
 
 def test_without_an_exporter_spans_keep_their_ids_but_record_nothing() -> None:
