@@ -145,7 +145,11 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
                 base_url=base_url,
                 timeout=timeout,
                 max_retries=settings.max_retries,
-                http_client=anthropic.DefaultAsyncHttpxClient(timeout=timeout),
+                http_client=(
+                    anthropic.DefaultAioHttpClient(timeout=timeout)
+                    if settings.http_backend == "aiohttp"
+                    else anthropic.DefaultAsyncHttpxClient(timeout=timeout)
+                ),
                 # Our own span per request carries the GenAI attributes and the cost; the SDK's
                 # built-in span would duplicate the token counts in trace backends.
                 open_telemetry=False,
@@ -162,7 +166,11 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
                 base_url=base_url,
                 timeout=timeout,
                 max_retries=settings.max_retries,
-                http_client=openai.DefaultAsyncHttpxClient(timeout=timeout),
+                http_client=(
+                    openai.DefaultAioHttpClient(timeout=timeout)
+                    if settings.http_backend == "aiohttp"
+                    else openai.DefaultAsyncHttpxClient(timeout=timeout)
+                ),
             )
             closers.append(o_sdk.close)
             connectors[name.value] = _model_listing(o_sdk)

@@ -14,15 +14,20 @@ change the delay nor see timeouts. What differs per SDK is connection errors:
  * anthropic decides them in `_should_retry_exception` -> we keep timeouts only;
  * openai retries `httpx2.RequestError` raised by `_send_request` but propagates any `OpenAIError`
    as-is ("without retrying") -> we re-raise non-timeout transport errors as `APIConnectionError`.
+   The openai SDK's copy of the aiohttp transport reports every aiohttp connection error as a
+   `ConnectTimeout` (connection refused included; the anthropic SDK's copy fixes that mapping), so
+   a "timeout" caused by an aiohttp connection error that is not itself a timeout is one too.
 `tests/unit/llm/test_retries.py` pins this behaviour so an SDK upgrade that moves a hook fails loudly.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import anthropic
 import httpx2
 import openai
@@ -152,7 +157,9 @@ class SeedRetryAsyncOpenAI(openai.AsyncOpenAI):
     async def _send_request(self, request: httpx2.Request, *, stream: bool, **kwargs: Any) -> httpx2.Response:
         try:
             return await super()._send_request(request, stream=stream, **kwargs)
-        except httpx2.TimeoutException:
+        except httpx2.TimeoutException as err:
+            if not _timed_out(err):
+                raise openai.APIConnectionError(request=request) from err
             raise  # retried by the SDK
         except httpx2.RequestError as err:
             # The SDK propagates OpenAIError subclasses without retrying.
@@ -171,3 +178,10 @@ class SeedRetryAsyncOpenAI(openai.AsyncOpenAI):
         await super()._sleep_for_retry(
             retries_taken=retries_taken, max_retries=max_retries, options=options, response=response
         )
+
+
+def _timed_out(err: httpx2.TimeoutException) -> bool:
+    """False for the openai SDK's aiohttp transport reporting a refused or reset connection as a
+    timeout (the aiohttp error it wraps says what happened)."""
+    cause = err.__cause__
+    return not isinstance(cause, aiohttp.ClientConnectionError) or isinstance(cause, asyncio.TimeoutError)

@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from shared.llm.base import LLMClientName
 
 Provider = Literal["anthropic", "openai", "kimi", "deepseek", "local"]
+HttpBackend = Literal["aiohttp", "httpx"]
 Effort = Literal["low", "medium", "high", "xhigh", "max"]
 
 # Providers served by the OpenAI SDK (chat completions) through their OpenAI-compatible base URLs.
@@ -140,6 +141,12 @@ class LLMSettings(BaseSettings):
     kimi_base_url: str = Field(default="https://api.moonshot.ai/v1", description="Kimi endpoint.")
     deepseek_base_url: str = Field(default="https://api.deepseek.com", description="DeepSeek endpoint.")
 
+    http_backend: HttpBackend = Field(
+        default="aiohttp",
+        description="HTTP transport of the provider SDKs: `aiohttp` (the SDKs' DefaultAioHttpClient; "
+        "about 0.7 ms less CPU per call than httpx's own, bench/README) or `httpx` (the SDKs' "
+        "DefaultAsyncHttpxClient). Both honour the proxy environment variables and the timeouts.",
+    )
     max_retries: int = Field(default=1, ge=0, description="Retries after the first attempt (timeout/429).")
     retry_initial_backoff_s: float = Field(
         default=1.0, ge=0, description="First retry delay; doubles per retry (seed: 1 s)."

@@ -218,11 +218,13 @@ def fake_llm_settings(
     timeout_s: float = 5.0,
     backoff_s: float = 0.01,
     max_retries: int = 1,
+    http_backend: str = "aiohttp",
     **client_overrides: Any,
 ) -> LLMSettings:
     """`LLMSettings` with all three clients on `provider`, pointed at the fake, with a test key.
 
-    `client_overrides` apply to every client (e.g. `model="kimi-k2-0905-preview"`, `effort=None`).
+    `client_overrides` apply to every client (e.g. `model="kimi-k2-0905-preview"`, `effort=None`);
+    `http_backend` is the SDKs' HTTP transport (`LLM_HTTP_BACKEND`).
     """
     client = {"provider": provider, "base_url": server.url, "timeout_s": timeout_s, **client_overrides}
     return LLMSettings(
@@ -235,6 +237,7 @@ def fake_llm_settings(
         kimi_api_key="test-kimi-key",
         deepseek_api_key="test-deepseek-key",
         max_retries=max_retries,
+        http_backend=http_backend,
         retry_initial_backoff_s=backoff_s,
         retry_max_backoff_s=max(backoff_s, 0.05),
     )

@@ -16,14 +16,17 @@ from tests.unit.llm.conftest import BuildClients
 from tests.unit.llm.models import VALID, Extraction
 
 PROVIDERS = ["anthropic", "openai"]
+# Each SDK on each of its HTTP transports (LLM_HTTP_BACKEND): they map transport errors apart.
+BACKENDS = ["aiohttp", "httpx"]
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_429_once_then_success_takes_two_attempts(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.rate_limited(), Reply.structured(VALID))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider))
+    clients = await build_clients(fake_llm_settings(fake_llm, provider, http_backend=http_backend))
     with capture_logs() as logs:
         result = await clients.extraction.complete_json(system="sys", user="u", schema=Extraction)
     assert result.value == Extraction.model_validate(VALID)
@@ -36,24 +39,28 @@ async def test_429_once_then_success_takes_two_attempts(
     assert (retry["reason"], retry["retry"], retry["client"]) == ("rate_limit", 1, "extraction")
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_429_twice_raises_rate_limit_error(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.rate_limited(), Reply.rate_limited(), Reply.text("never asked"))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider))
+    clients = await build_clients(fake_llm_settings(fake_llm, provider, http_backend=http_backend))
     with pytest.raises(LLMRateLimitError, match="HTTP 429"):
         await clients.generation.complete_text(system="sys", user="u")
     assert len(fake_llm.requests) == 2
     assert fake_llm.pending == 1
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_stall_raises_timeout_error_after_one_retry(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.stall(5), Reply.stall(5))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider, timeout_s=0.3))
+    clients = await build_clients(
+        fake_llm_settings(fake_llm, provider, http_backend=http_backend, timeout_s=0.3)
+    )
     with capture_logs() as logs, pytest.raises(LLMTimeoutError, match="timed out"):
         await clients.scoring.complete_text(system="sys", user="u")
     assert [r.retry_count for r in fake_llm.requests] == [0, 1]
@@ -63,13 +70,14 @@ async def test_stall_raises_timeout_error_after_one_retry(
     assert len(final) == 1 and final[0]["client"] == "scoring"
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("status", [500, 503])
 async def test_5xx_is_not_retried(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, status: int
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, status: int, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.server_error(status), Reply.text("would have worked"))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider))
+    clients = await build_clients(fake_llm_settings(fake_llm, provider, http_backend=http_backend))
     with capture_logs() as logs, pytest.raises(LLMUnavailableError, match=f"HTTP {status}"):
         await clients.generation.complete_text(system="sys", user="u")
     assert len(fake_llm.requests) == 1
@@ -77,12 +85,13 @@ async def test_5xx_is_not_retried(
     assert [e for e in logs if e["event"] == "llm_http_error"]
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_auth_failure_maps_to_unavailable_and_bad_request_to_llm_error(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.error(401, "invalid x-api-key"), Reply.error(400, "bad request"))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider))
+    clients = await build_clients(fake_llm_settings(fake_llm, provider, http_backend=http_backend))
     with pytest.raises(LLMUnavailableError, match="HTTP 401"):
         await clients.generation.complete_text(system="sys", user="u")
     with pytest.raises(LLMError, match="rejected the request") as excinfo:
@@ -91,10 +100,13 @@ async def test_auth_failure_maps_to_unavailable_and_bad_request_to_llm_error(
     assert len(fake_llm.requests) == 2
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
-async def test_connection_refused_is_not_retried(build_clients: BuildClients, provider: str) -> None:
+async def test_connection_refused_is_not_retried(
+    build_clients: BuildClients, provider: str, http_backend: str
+) -> None:
     with FakeLLMServer() as closed:
-        settings = fake_llm_settings(closed, provider)
+        settings = fake_llm_settings(closed, provider, http_backend=http_backend)
     # The server is gone: its port now refuses connections.
     clients = await build_clients(settings)
     with capture_logs() as logs, pytest.raises(LLMUnavailableError, match="unreachable"):
@@ -102,12 +114,15 @@ async def test_connection_refused_is_not_retried(build_clients: BuildClients, pr
     assert not [e for e in logs if e["event"] == "llm_retry"]
 
 
+@pytest.mark.parametrize("http_backend", BACKENDS)
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_max_retries_zero_means_a_single_attempt(
-    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str
+    fake_llm: FakeLLMServer, build_clients: BuildClients, provider: str, http_backend: str
 ) -> None:
     fake_llm.enqueue(Reply.rate_limited(), Reply.text("never asked"))
-    clients = await build_clients(fake_llm_settings(fake_llm, provider, max_retries=0))
+    clients = await build_clients(
+        fake_llm_settings(fake_llm, provider, http_backend=http_backend, max_retries=0)
+    )
     with pytest.raises(LLMRateLimitError):
         await clients.extraction.complete_text(system="sys", user="u")
     assert len(fake_llm.requests) == 1
