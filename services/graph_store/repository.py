@@ -12,20 +12,109 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Row, Select, delete, func, insert, select, text, update
+from sqlalchemy import Row, Table, bindparam, delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.embeddings import EMBEDDING_DIM, stack_bytes
 
 from .domain import Edge, Node, Quote
 from .metrics import EdgeRef, NodeRef
-from .models import AppliedUtteranceRow, EdgeMentionRow, EdgeRow, NodeMentionRow, NodeRow
+from .models import Base
 from .planner import GraphSnapshot, Mention, Plan, SnapshotNode
 
 # First key of the two-key advisory lock: other services may lock on hashtext(session_id) too,
 # and must not contend with (or deadlock against) the graph store.
 ADVISORY_LOCK_NAMESPACE = zlib.crc32(b"interview.graph_store") & 0x7FFFFFFF
 _IN_CHUNK = 500  # bound the size of IN (...) lists
+
+# Core statements on the tables, built once with bound parameters. A statement built per call
+# generates its cache key on every execute, and one built from the mapped classes goes through
+# the ORM's execution layer (entity loading, bulk-insert and synchronize-session machinery): both
+# cost more CPU than SQLite spends running the statement (bench/README). Rows come back as
+# plain named tuples with the columns' attribute names.
+NODES: Table = Base.metadata.tables["nodes"]
+EDGES: Table = Base.metadata.tables["edges"]
+NODE_MENTIONS: Table = Base.metadata.tables["node_mentions"]
+EDGE_MENTIONS: Table = Base.metadata.tables["edge_mentions"]
+APPLIED: Table = Base.metadata.tables["applied_utterances"]
+
+_LISTED_NODE_COLUMNS = [c for c in NODES.c if c.name != "embedding"]
+_MENTION_COLUMNS = ("utterance_id", "quote_text", "quote_start", "quote_end")
+
+_GET_APPLIED = select(APPLIED.c.session_id, APPLIED.c.result_json).where(
+    APPLIED.c.utterance_id == bindparam("uid")
+)
+_SNAPSHOT_NODES = (
+    select(NODES.c.id, NODES.c.label_norm, NODES.c.node_type, NODES.c.label, NODES.c.embedding)
+    .where(NODES.c.session_id == bindparam("sid"))
+    .order_by(NODES.c.pk)
+)
+_SNAPSHOT_EDGES = (
+    select(EDGES.c.source_node_id, EDGES.c.target_node_id, EDGES.c.edge_type, EDGES.c.id)
+    .where(EDGES.c.session_id == bindparam("sid"))
+    .order_by(EDGES.c.pk)
+)
+
+
+def _raise_confidence(table: Table) -> Any:
+    """UPDATE to the higher of the stored and the seen confidence (executed once per mention)."""
+    return (
+        update(table)
+        .where(table.c.id == bindparam("target"), table.c.confidence < bindparam("seen"))
+        .values(confidence=bindparam("raised"))
+    )
+
+
+_RAISE = {NODES.name: _raise_confidence(NODES), EDGES.name: _raise_confidence(EDGES)}
+_SUPERSEDE = update(NODES).where(NODES.c.id == bindparam("old")).values(superseded_by=bindparam("new"))
+
+
+def _mentions_of(table: Table, key: str) -> Any:
+    return (
+        select(table.c[key], *(table.c[c] for c in _MENTION_COLUMNS))
+        .where(table.c[key].in_(bindparam("ids", expanding=True)))
+        .order_by(table.c.pk)
+    )
+
+
+_NODE_MENTIONS_OF = _mentions_of(NODE_MENTIONS, "node_id")
+_EDGE_MENTIONS_OF = _mentions_of(EDGE_MENTIONS, "edge_id")
+_NODES_BY_ID = select(*_LISTED_NODE_COLUMNS).where(
+    NODES.c.session_id == bindparam("sid"), NODES.c.id.in_(bindparam("ids", expanding=True))
+)
+_EDGES_BY_ID = select(*EDGES.c).where(
+    EDGES.c.session_id == bindparam("sid"), EDGES.c.id.in_(bindparam("ids", expanding=True))
+)
+
+
+def _page(table: Table, columns: Sequence[Any], type_column: str, *, typed: bool) -> tuple[Any, Any]:
+    """The page and count statements of a listing, with or without its type filter."""
+    where = [table.c.session_id == bindparam("sid")]
+    if typed:
+        where.append(table.c[type_column] == bindparam("kind"))
+    rows = (
+        select(*columns)
+        .where(*where, table.c.pk > bindparam("after"))
+        .order_by(table.c.pk)
+        .limit(bindparam("lim"))
+    )
+    return rows, select(func.count(table.c.pk)).where(*where)
+
+
+_PAGE_NODES = {typed: _page(NODES, _LISTED_NODE_COLUMNS, "node_type", typed=typed) for typed in (False, True)}
+_PAGE_EDGES = {typed: _page(EDGES, list(EDGES.c), "edge_type", typed=typed) for typed in (False, True)}
+_ALL_NODES = select(*NODES.c).where(NODES.c.session_id == bindparam("sid")).order_by(NODES.c.pk)
+_ALL_EDGES = select(*EDGES.c).where(EDGES.c.session_id == bindparam("sid")).order_by(EDGES.c.pk)
+_METRIC_NODES = (
+    select(NODES.c.id, NODES.c.node_type, NODES.c.label)
+    .where(NODES.c.session_id == bindparam("sid"))
+    .order_by(NODES.c.pk)
+)
+_METRIC_EDGES = (
+    select(EDGES.c.source_node_id, EDGES.c.target_node_id, EDGES.c.edge_type)
+    .where(EDGES.c.session_id == bindparam("sid"))
+    .order_by(EDGES.c.pk)
+)
 
 
 def _utc(value: datetime) -> datetime:
@@ -48,43 +137,31 @@ async def lock_session(db: AsyncSession, session_id: str) -> None:
 
 
 # -- idempotency record -------------------------------------------------------------------------
-async def get_applied(db: AsyncSession, utterance_id: str) -> AppliedUtteranceRow | None:
-    """The idempotency record of `utterance_id`, if it was applied."""
-    return await db.get(AppliedUtteranceRow, utterance_id)
+async def get_applied(db: AsyncSession, utterance_id: str) -> Row[Any] | None:
+    """The idempotency record of `utterance_id` (its `session_id` and `result_json`), if it was
+    applied."""
+    return (await db.execute(_GET_APPLIED, {"uid": utterance_id})).first()
 
 
-def add_applied(
+async def add_applied(
     db: AsyncSession, *, utterance_id: str, session_id: str, turn_number: int, result_json: str, now: datetime
 ) -> None:
     """Record that `utterance_id` was applied, with its serialized result."""
-    db.add(
-        AppliedUtteranceRow(
-            utterance_id=utterance_id,
-            session_id=session_id,
-            turn_number=turn_number,
-            result_json=result_json,
-            applied_at=now,
-        )
-    )
+    row = {
+        "utterance_id": utterance_id,
+        "session_id": session_id,
+        "turn_number": turn_number,
+        "result_json": result_json,
+        "applied_at": now,
+    }
+    await db.execute(insert(APPLIED), [row])
 
 
 # -- snapshot and plan --------------------------------------------------------------------------
 async def load_snapshot(db: AsyncSession, session_id: str) -> GraphSnapshot:
     """Every node (creation order, with embeddings) and edge key of the session."""
-    rows = (
-        await db.execute(
-            select(NodeRow.id, NodeRow.label_norm, NodeRow.node_type, NodeRow.label, NodeRow.embedding)
-            .where(NodeRow.session_id == session_id)
-            .order_by(NodeRow.pk)
-        )
-    ).all()
-    edges = (
-        await db.execute(
-            select(EdgeRow.source_node_id, EdgeRow.target_node_id, EdgeRow.edge_type, EdgeRow.id)
-            .where(EdgeRow.session_id == session_id)
-            .order_by(EdgeRow.pk)
-        )
-    ).all()
+    rows = (await db.execute(_SNAPSHOT_NODES, {"sid": session_id})).all()
+    edges = (await db.execute(_SNAPSHOT_EDGES, {"sid": session_id})).all()
     return GraphSnapshot(
         nodes=[SnapshotNode(r.id, r.label_norm, r.node_type, r.label) for r in rows],
         embeddings=stack_bytes([r.embedding for r in rows], EMBEDDING_DIM),
@@ -153,27 +230,26 @@ async def write_plan(
         {"edge_id": m.target_id, **_mention_values(m, session_id, utterance_id, turn, now)}
         for m in plan.edge_mentions
     ]
-    for model, rows in (
-        (NodeRow, nodes),
-        (EdgeRow, edges),
-        (NodeMentionRow, node_mentions),
-        (EdgeMentionRow, edge_mentions),
+    for table, rows in (
+        (NODES, nodes),
+        (EDGES, edges),
+        (NODE_MENTIONS, node_mentions),
+        (EDGE_MENTIONS, edge_mentions),
     ):
         if rows:
-            await db.execute(insert(model), rows)
+            await db.execute(insert(table), rows)
     # "Highest confidence seen" on re-mentions of existing nodes and edges.
     created = {n.id for n in plan.new_nodes} | {e.id for e in plan.new_edges}
-    for model, mentions in ((NodeRow, plan.node_mentions), (EdgeRow, plan.edge_mentions)):
-        for m in mentions:
-            if m.target_id not in created:
-                await db.execute(
-                    update(model)
-                    .where(model.id == m.target_id, model.confidence < m.confidence)
-                    .values(confidence=m.confidence)
-                )
-    for old, new in plan.supersede.items():
-        await db.execute(update(NodeRow).where(NodeRow.id == old).values(superseded_by=new))
-    await db.flush()
+    for table, mentions in ((NODES, plan.node_mentions), (EDGES, plan.edge_mentions)):
+        raised = [
+            {"target": m.target_id, "seen": m.confidence, "raised": m.confidence}
+            for m in mentions
+            if m.target_id not in created
+        ]
+        if raised:
+            await db.execute(_RAISE[table.name], raised)
+    if plan.supersede:
+        await db.execute(_SUPERSEDE, [{"old": old, "new": new} for old, new in plan.supersede.items()])
 
 
 # -- reading nodes and edges with provenance ------------------------------------------------------
@@ -190,45 +266,28 @@ def _provenance(rows: Sequence[Any]) -> tuple[list[str], list[Quote]]:
     return utterances, quotes
 
 
-async def _node_mentions(db: AsyncSession, ids: Sequence[str]) -> dict[str, list[Any]]:
+async def _mentions(db: AsyncSession, statement: Any, ids: Sequence[str]) -> dict[str, list[Any]]:
+    """Mention rows (key first, then `_MENTION_COLUMNS`) of the given node or edge ids, by id."""
     out: dict[str, list[Any]] = defaultdict(list)
     for chunk in _chunks(ids):
-        rows = (
-            await db.execute(
-                select(NodeMentionRow).where(NodeMentionRow.node_id.in_(chunk)).order_by(NodeMentionRow.pk)
-            )
-        ).scalars()
-        for r in rows:
-            out[r.node_id].append(r)
-    return out
-
-
-async def _edge_mentions(db: AsyncSession, ids: Sequence[str]) -> dict[str, list[Any]]:
-    out: dict[str, list[Any]] = defaultdict(list)
-    for chunk in _chunks(ids):
-        rows = (
-            await db.execute(
-                select(EdgeMentionRow).where(EdgeMentionRow.edge_id.in_(chunk)).order_by(EdgeMentionRow.pk)
-            )
-        ).scalars()
-        for r in rows:
-            out[r.edge_id].append(r)
+        for r in (await db.execute(statement, {"ids": list(chunk)})).all():
+            out[r[0]].append(r)
     return out
 
 
 async def nodes_with_provenance(
-    db: AsyncSession, rows: Sequence[NodeRow | Row[Any]], *, embeddings: bool, provenance: bool = True
+    db: AsyncSession, rows: Sequence[Row[Any]], *, embeddings: bool, provenance: bool = True
 ) -> list[Node]:
     """Domain nodes for `rows` (order kept), provenance attached unless `provenance` is False
     (then no mention is read and the nodes' source utterances and quotes are empty)."""
-    mentions = await _node_mentions(db, [r.id for r in rows]) if provenance else {}
+    mentions = await _mentions(db, _NODE_MENTIONS_OF, [r.id for r in rows]) if provenance else {}
     return domain_nodes(rows, mentions, embeddings=embeddings)
 
 
 def domain_nodes(
-    rows: Sequence[NodeRow | Row[Any]], mentions: Mapping[str, Sequence[Any]], *, embeddings: bool
+    rows: Sequence[Row[Any]], mentions: Mapping[str, Sequence[Any]], *, embeddings: bool
 ) -> list[Node]:
-    """Domain nodes for ORM rows or plain rows of the node columns (the embedding only when
+    """Domain nodes for rows of the node columns (the embedding column is read only when
     `embeddings`), with the given mentions."""
     out: list[Node] = []
     for r in rows:
@@ -255,9 +314,9 @@ def domain_nodes(
     return out
 
 
-async def edges_with_provenance(db: AsyncSession, rows: Sequence[EdgeRow]) -> list[Edge]:
+async def edges_with_provenance(db: AsyncSession, rows: Sequence[Row[Any]]) -> list[Edge]:
     """Domain edges for `rows` (order kept), provenance attached."""
-    mentions = await _edge_mentions(db, [r.id for r in rows])
+    mentions = await _mentions(db, _EDGE_MENTIONS_OF, [r.id for r in rows])
     out: list[Edge] = []
     for r in rows:
         utterances, quotes = _provenance(mentions.get(r.id, []))
@@ -279,121 +338,88 @@ async def edges_with_provenance(db: AsyncSession, rows: Sequence[EdgeRow]) -> li
     return out
 
 
-async def node_rows_by_id(db: AsyncSession, session_id: str, ids: Sequence[str]) -> list[NodeRow]:
-    """Nodes of the session with these ids, in the order of `ids` (unknown ids omitted)."""
-    found: dict[str, NodeRow] = {}
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        stmt = select(NodeRow).where(NodeRow.session_id == session_id, NodeRow.id.in_(chunk))
-        for row in (await db.execute(stmt)).scalars():
+async def _rows_by_id(
+    db: AsyncSession, statement: Any, session_id: str, ids: Sequence[str]
+) -> list[Row[Any]]:
+    found: dict[str, Row[Any]] = {}
+    unique = list(dict.fromkeys(ids))
+    for chunk in _chunks(unique):
+        for row in (await db.execute(statement, {"sid": session_id, "ids": list(chunk)})).all():
             found[row.id] = row
-    return [found[i] for i in dict.fromkeys(ids) if i in found]
+    return [found[i] for i in unique if i in found]
 
 
-async def edge_rows_by_id(db: AsyncSession, session_id: str, ids: Sequence[str]) -> list[EdgeRow]:
+async def node_rows_by_id(db: AsyncSession, session_id: str, ids: Sequence[str]) -> list[Row[Any]]:
+    """Nodes of the session with these ids (every column but the embedding), in the order of `ids`
+    (unknown ids omitted)."""
+    return await _rows_by_id(db, _NODES_BY_ID, session_id, ids)
+
+
+async def edge_rows_by_id(db: AsyncSession, session_id: str, ids: Sequence[str]) -> list[Row[Any]]:
     """Edges of the session with these ids, in the order of `ids`."""
-    found: dict[str, EdgeRow] = {}
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        stmt = select(EdgeRow).where(EdgeRow.session_id == session_id, EdgeRow.id.in_(chunk))
-        for row in (await db.execute(stmt)).scalars():
-            found[row.id] = row
-    return [found[i] for i in dict.fromkeys(ids) if i in found]
+    return await _rows_by_id(db, _EDGES_BY_ID, session_id, ids)
 
 
 # -- listings -------------------------------------------------------------------------------------
-def _node_filter(stmt: Select[Any], session_id: str, node_type: str) -> Select[Any]:
-    stmt = stmt.where(NodeRow.session_id == session_id)
-    return stmt.where(NodeRow.node_type == node_type) if node_type else stmt
-
-
-def _edge_filter(stmt: Select[Any], session_id: str, edge_type: str) -> Select[Any]:
-    stmt = stmt.where(EdgeRow.session_id == session_id)
-    return stmt.where(EdgeRow.edge_type == edge_type) if edge_type else stmt
-
-
-_LISTED_NODE_COLUMNS = [c for c in NodeRow.__table__.columns if c.name != "embedding"]
+async def _listing(
+    db: AsyncSession,
+    statements: Mapping[bool, tuple[Any, Any]],
+    session_id: str,
+    *,
+    after_pk: int,
+    limit: int,
+    kind: str,
+) -> tuple[list[Row[Any]], int]:
+    page, count = statements[bool(kind)]
+    params: dict[str, Any] = {"sid": session_id, "kind": kind} if kind else {"sid": session_id}
+    rows = (await db.execute(page, {**params, "after": after_pk, "lim": limit})).all()
+    total = (await db.execute(count, params)).scalar_one()
+    return list(rows), int(total)
 
 
 async def page_nodes(
     db: AsyncSession, session_id: str, *, after_pk: int, limit: int, node_type: str = ""
 ) -> tuple[list[Row[Any]], int]:
     """Up to `limit` nodes after `after_pk` (creation order), as plain rows of every column but the
-    embedding (a listing never returns it: 1.5 KB a node), and the total matching count. No mapped
-    objects to make and no blob to read per node: extraction's node lookup lists up to 80 nodes on
-    every turn."""
-    rows = (
-        await db.execute(
-            _node_filter(select(*_LISTED_NODE_COLUMNS), session_id, node_type)
-            .where(NodeRow.pk > after_pk)
-            .order_by(NodeRow.pk)
-            .limit(limit)
-        )
-    ).all()
-    total = (
-        await db.execute(_node_filter(select(func.count(NodeRow.pk)), session_id, node_type))
-    ).scalar_one()
-    return list(rows), int(total)
+    embedding (a listing never returns it: 1.5 KB a node), and the total matching count. No blob to
+    read per node: extraction's node lookup lists up to 80 nodes on every turn."""
+    return await _listing(db, _PAGE_NODES, session_id, after_pk=after_pk, limit=limit, kind=node_type)
 
 
 async def page_edges(
     db: AsyncSession, session_id: str, *, after_pk: int, limit: int, edge_type: str = ""
-) -> tuple[list[EdgeRow], int]:
+) -> tuple[list[Row[Any]], int]:
     """Up to `limit` edges after `after_pk` (creation order) and the total matching count."""
-    rows = (
-        await db.execute(
-            _edge_filter(select(EdgeRow), session_id, edge_type)
-            .where(EdgeRow.pk > after_pk)
-            .order_by(EdgeRow.pk)
-            .limit(limit)
-        )
-    ).scalars()
-    total = (
-        await db.execute(_edge_filter(select(func.count(EdgeRow.pk)), session_id, edge_type))
-    ).scalar_one()
-    return list(rows), int(total)
+    return await _listing(db, _PAGE_EDGES, session_id, after_pk=after_pk, limit=limit, kind=edge_type)
 
 
-async def all_node_rows(db: AsyncSession, session_id: str) -> list[NodeRow]:
-    """Every node of the session, creation order."""
-    stmt = select(NodeRow).where(NodeRow.session_id == session_id).order_by(NodeRow.pk)
-    return list((await db.execute(stmt)).scalars())
+async def all_node_rows(db: AsyncSession, session_id: str) -> list[Row[Any]]:
+    """Every node of the session with every column, creation order."""
+    return list((await db.execute(_ALL_NODES, {"sid": session_id})).all())
 
 
-async def all_edge_rows(db: AsyncSession, session_id: str) -> list[EdgeRow]:
+async def all_edge_rows(db: AsyncSession, session_id: str) -> list[Row[Any]]:
     """Every edge of the session, creation order."""
-    stmt = select(EdgeRow).where(EdgeRow.session_id == session_id).order_by(EdgeRow.pk)
-    return list((await db.execute(stmt)).scalars())
+    return list((await db.execute(_ALL_EDGES, {"sid": session_id})).all())
 
 
 async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef], list[EdgeRef]]:
     """The slim node and edge tuples `metrics.compute_graph_state` needs."""
-    nodes = (
-        await db.execute(
-            select(NodeRow.id, NodeRow.node_type, NodeRow.label)
-            .where(NodeRow.session_id == session_id)
-            .order_by(NodeRow.pk)
-        )
-    ).all()
-    edges = (
-        await db.execute(
-            select(EdgeRow.source_node_id, EdgeRow.target_node_id, EdgeRow.edge_type)
-            .where(EdgeRow.session_id == session_id)
-            .order_by(EdgeRow.pk)
-        )
-    ).all()
+    nodes = (await db.execute(_METRIC_NODES, {"sid": session_id})).all()
+    edges = (await db.execute(_METRIC_EDGES, {"sid": session_id})).all()
     return [NodeRef(n.id, n.node_type, n.label) for n in nodes], [EdgeRef(*e) for e in edges]
 
 
 async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]:
     """Every node of the session with all its columns (creation order), as plain rows: a search
     ranks them all by embedding and makes domain nodes of the best few only."""
-    stmt = select(*NodeRow.__table__.columns).where(NodeRow.session_id == session_id).order_by(NodeRow.pk)
-    return (await db.execute(stmt)).all()
+    return (await db.execute(_ALL_NODES, {"sid": session_id})).all()
 
 
 async def delete_session(db: AsyncSession, session_id: str) -> tuple[int, int]:
     """Delete everything of the session; returns (nodes deleted, edges deleted)."""
     counts = []
-    for model in (EdgeMentionRow, NodeMentionRow, EdgeRow, NodeRow, AppliedUtteranceRow):
-        result = await db.execute(delete(model).where(model.session_id == session_id))
+    for table in (EDGE_MENTIONS, NODE_MENTIONS, EDGES, NODES, APPLIED):
+        result = await db.execute(delete(table).where(table.c.session_id == session_id))
         counts.append(int(getattr(result, "rowcount", 0) or 0))
     return counts[3], counts[2]

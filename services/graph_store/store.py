@@ -217,7 +217,7 @@ class GraphStore:
             db, plan, session_id=inp.session_id, utterance_id=inp.utterance_id, turn=inp.turn_number, now=now
         )
         result = await self._result(db, inp, plan, snapshot, methodology, now)
-        repo.add_applied(
+        await repo.add_applied(
             db,
             utterance_id=inp.utterance_id,
             session_id=inp.session_id,
