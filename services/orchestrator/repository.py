@@ -18,8 +18,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, TextClause, bindparam, delete, func, insert, select, text, update
+from sqlalchemy import Row, Table, TextClause, bindparam, delete, func, insert, inspect, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
+from sqlalchemy.sql.dml import Update
 
 from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.db import single_writer
@@ -30,6 +31,37 @@ SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
 UTTERANCES: Table = UtteranceRow.__table__  # type: ignore[assignment]
 TURNS: Table = TurnRow.__table__  # type: ignore[assignment]
 CHECKPOINTS: Table = TurnCheckpointRow.__table__  # type: ignore[assignment]
+
+# The statements of every turn, built once with bound parameters: a statement built per call
+# generates its cache key on each execute, and `Session.get` or a select of a mapped class goes
+# through the ORM's loading machinery; either costs more CPU than SQLite spends on the statement.
+# A session is selected by attribute name (`metadata_` is the column `metadata`) and made a
+# transient `SessionRow`, which nothing writes back.
+_SESSION_COLUMNS = [prop.columns[0].label(prop.key) for prop in inspect(SessionRow).column_attrs]
+_GET_SESSION = select(*_SESSION_COLUMNS).where(SESSIONS.c.id == bindparam("sid"))
+_TRANSCRIPT = (
+    select(*UTTERANCES.c)
+    .where(UTTERANCES.c.session_id == bindparam("sid"))
+    .order_by(UTTERANCES.c.turn_number, UTTERANCES.c.speaker.desc())
+)
+_TURN_KEY = (TURNS.c.session_id == bindparam("sid")) & (TURNS.c.turn_number == bindparam("turn"))
+_TURN_FOR_UPDATE = select(TURNS).where(_TURN_KEY).with_for_update()
+_INSERT_TURN = insert(TURNS)
+_RESUME_TURN = update(TURNS).where(_TURN_KEY).values(attempts=bindparam("b_attempts"), status="in_progress")
+_COMPLETE_TURN = (
+    update(TURNS)
+    .where(_TURN_KEY)
+    .values(
+        status="completed",
+        result=bindparam("b_result"),
+        completed_at=bindparam("b_now"),
+        error_code=None,
+        error_message=None,
+    )
+)
+_DELETE_CHECKPOINTS = delete(CHECKPOINTS).where(
+    CHECKPOINTS.c.session_id == bindparam("sid"), CHECKPOINTS.c.turn_number == bindparam("turn")
+)
 
 
 def _rowcount(result: object) -> int:
@@ -87,12 +119,12 @@ class OrchestratorRepository:
         return row
 
     async def get_session(self, session_id: str) -> SessionRow:
-        """The session, or NotFoundError."""
-        async with self._sessions() as db:
-            row = await db.get(SessionRow, session_id)
+        """The session (a transient row: changes go through the repository), or NotFoundError."""
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(_GET_SESSION, {"sid": session_id})).one_or_none()
         if row is None:
             raise NotFoundError("session", session_id)
-        return row
+        return SessionRow(**row._mapping)
 
     async def find_by_create_request(self, request_id: str) -> SessionRow | None:
         """The session created by an earlier CreateSession with this request id, if any."""
@@ -139,15 +171,10 @@ class OrchestratorRepository:
         async with self._write() as conn:
             return await _insert_utterance(conn, session_id, turn_number, speaker, text, utc_now())
 
-    async def list_utterances(self, session_id: str) -> list[UtteranceRow]:
-        """The transcript in order."""
-        async with self._sessions() as db:
-            result = await db.execute(
-                select(UtteranceRow)
-                .where(UtteranceRow.session_id == session_id)
-                .order_by(UtteranceRow.turn_number, UtteranceRow.speaker.desc())
-            )
-            return list(result.scalars())
+    async def list_utterances(self, session_id: str) -> list[Row[Any]]:
+        """The transcript in order (rows of the utterance columns)."""
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(_TRANSCRIPT, {"sid": session_id})).all())
 
     # -- turns -----------------------------------------------------------------------------
     async def get_turn(self, session_id: str, turn_number: int) -> TurnRow | None:
@@ -176,8 +203,8 @@ class OrchestratorRepository:
         """
         async with self._write() as conn:
             respondent = common_pb2.SPEAKER_RESPONDENT
-            key = (TURNS.c.session_id == session_id) & (TURNS.c.turn_number == turn_number)
-            found = (await conn.execute(select(TURNS).where(key).with_for_update())).one_or_none()
+            key = {"sid": session_id, "turn": turn_number}
+            found = (await conn.execute(_TURN_FOR_UPDATE, key)).one_or_none()
             if found is None:
                 now = utc_now()
                 values = {
@@ -189,7 +216,7 @@ class OrchestratorRepository:
                     "attempts": 1,
                     "started_at": now,
                 }
-                await conn.execute(insert(TURNS).values(**values))
+                await conn.execute(_INSERT_TURN, [values])
                 await _insert_utterance(conn, session_id, turn_number, respondent, text, now)
                 return TurnRow(**values)
             row = TurnRow(**found._mapping)
@@ -201,7 +228,7 @@ class OrchestratorRepository:
             if row.status != "completed":
                 row.attempts += 1
                 row.status = "in_progress"
-                await conn.execute(update(TURNS).where(key).values(attempts=row.attempts, status=row.status))
+                await conn.execute(_RESUME_TURN, {**key, "b_attempts": row.attempts})
                 # A turn begun before the answer was stored here has it from its utterance stage.
                 await _insert_utterance(conn, session_id, turn_number, respondent, text, utc_now())
             return row
@@ -269,24 +296,18 @@ class OrchestratorRepository:
                 interviewer = common_pb2.SPEAKER_INTERVIEWER
                 await _insert_utterance(conn, session_id, turn_number, interviewer, question, now)
             advanced = await conn.execute(
-                update(SESSIONS)
-                .where(SESSIONS.c.id == session_id, SESSIONS.c.turn_count == turn_number - 1)
-                .values(**session_values)
+                _advance_session(tuple(sorted(session_values))),
+                {
+                    **{f"b_{k}": v for k, v in session_values.items()},
+                    "sid": session_id,
+                    "prev": turn_number - 1,
+                },
             )
             if _rowcount(advanced) != 1:
                 raise FailedPreconditionError(f"turn {turn_number} was completed concurrently")
-            await conn.execute(
-                update(TURNS)
-                .where(TURNS.c.session_id == session_id, TURNS.c.turn_number == turn_number)
-                .values(
-                    status="completed", result=result, completed_at=now, error_code=None, error_message=None
-                )
-            )
-            await conn.execute(
-                delete(CHECKPOINTS).where(
-                    CHECKPOINTS.c.session_id == session_id, CHECKPOINTS.c.turn_number == turn_number
-                )
-            )
+            key = {"sid": session_id, "turn": turn_number}
+            await conn.execute(_COMPLETE_TURN, {**key, "b_result": result, "b_now": now})
+            await conn.execute(_DELETE_CHECKPOINTS, key)
 
     async def turn_results(self, session_id: str) -> Sequence[bytes]:
         """Serialized TurnResults of the completed turns, in order."""
@@ -324,6 +345,23 @@ def _insert_ignoring_duplicates(table: Table) -> TextClause:
         f"VALUES ({', '.join(f':{name}' for name in names)}) ON CONFLICT DO NOTHING"
     )
     return text(sql).bindparams(*(bindparam(c.name, type_=c.type) for c in table.columns))
+
+
+_ADVANCES: dict[tuple[str, ...], Update] = {}
+
+
+def _advance_session(columns: tuple[str, ...]) -> Update:
+    """The UPDATE that sets `columns` of a session whose turn counter is still `prev` (one built
+    per set of columns: a turn that ends the session also sets `ended_at`)."""
+    statement = _ADVANCES.get(columns)
+    if statement is None:
+        statement = (
+            update(SESSIONS)
+            .where(SESSIONS.c.id == bindparam("sid"), SESSIONS.c.turn_count == bindparam("prev"))
+            .values({SESSIONS.c[c]: bindparam(f"b_{c}", type_=SESSIONS.c[c].type) for c in columns})
+        )
+        _ADVANCES[columns] = statement
+    return statement
 
 
 _INSERT_UTTERANCE = _insert_ignoring_duplicates(UTTERANCES)

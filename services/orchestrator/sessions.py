@@ -263,7 +263,7 @@ class SessionService:
             await self.complete_pending_slots(row)  # the ended session's canonical graph is whole
             utterances = await self._repo.list_utterances(session_id)
             recent = [
-                common_pb2.ConversationTurn(speaker=u.speaker, text=u.text, turn_number=u.turn_number)  # type: ignore[arg-type]
+                common_pb2.ConversationTurn(speaker=u.speaker, text=u.text, turn_number=u.turn_number)
                 for u in utterances[-self._settings.recent_turns :]
             ]
             closing: question_pb2.GenerateClosingMessageResponse = await self._deps(

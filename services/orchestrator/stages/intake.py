@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace
+from sqlalchemy import Row
 
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
@@ -19,7 +20,7 @@ from services.orchestrator.contracts import (
     StageName,
     UtteranceSavingOutput,
 )
-from services.orchestrator.models import SessionRow, UtteranceRow
+from services.orchestrator.models import SessionRow
 from services.orchestrator.pipeline import ContractError, PipelineContext, Stage
 from services.orchestrator.repository import utterance_id
 from services.orchestrator.stages.common import StageDeps, depth_score
@@ -93,7 +94,7 @@ class EarlyIntake:
     """
 
     node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]]
-    utterances: asyncio.Task[list[UtteranceRow]]
+    utterances: asyncio.Task[list[Row[Any]]]
     preprocess: asyncio.Task[extraction_pb2.PreprocessResponse]
 
     async def settle(self) -> None:
@@ -185,7 +186,7 @@ class ContextLoadingStage(Stage):
         questions = [u for u in utterances if u.speaker == INTERVIEWER]
         recent = [
             common_pb2.ConversationTurn(
-                speaker=u.speaker,  # type: ignore[arg-type]
+                speaker=u.speaker,
                 text=u.text,
                 turn_number=u.turn_number,
                 utterance_id=u.id,
