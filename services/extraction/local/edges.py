@@ -11,7 +11,8 @@ from spacy.tokens import Doc
 from services.extraction.local.candidates import Candidate
 from services.extraction.local.cues import CueLexicon
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
-from services.extraction.local.rules import antecedent, in_span, infer_type
+from services.extraction.local.pointers import antecedent
+from services.extraction.local.rules import in_span, infer_type
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 

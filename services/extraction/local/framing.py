@@ -22,13 +22,13 @@ from services.extraction.local.cues import SPOKEN_ADVERBS, CleftHead, CueLexicon
 from services.extraction.local.edges import endpoint
 from services.extraction.local.labelwords import CLAUSE_OPENERS
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge
+from services.extraction.local.pointers import said_before
 from services.extraction.local.rules import (
     clause_candidate,
     in_span,
     infer_type,
     marker_type,
     overlaps,
-    said_before,
     told_before,
 )
 from services.extraction.local.segment import Clause

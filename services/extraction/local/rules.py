@@ -11,9 +11,6 @@
 
 from __future__ import annotations
 
-import re
-
-from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
@@ -21,13 +18,12 @@ from services.extraction.local.cues import CueLexicon, CueMode
 from services.extraction.local.labels import shape_label
 from services.extraction.local.labelwords import MAX_LABEL_WORDS, POSSESSIVES
 from services.extraction.local.linking import EdgeChooser, Endpoint
+from services.extraction.local.pointers import antecedent, points_back
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
-from services.extraction.wordclasses import INTERJECTIONS
 
 INFERRED_CONFIDENCE = 0.45
-_STOP = frozenset(STOP_WORDS)
 
 
 def infer_bare_sides(
@@ -151,99 +147,6 @@ def marker_type(lex: CueLexicon, rel: DiscourseRelation) -> str | None:
     """
     found = lex.reason_type((rel.left.text if rel.left is not None else "") + " " + rel.marker)
     return found.node_type if found is not None else None
-
-
-# Words that may fill a clause that only points back ("that's really important to me", "I think it
-# went that way", "which I put", "looking back, it happened"); interjections may too (`points_back`).
-_BACK_POINTERS = frozenset({"that", "this", "it", "which", "what"})
-_POINTER_FILLER = frozenset(
-    {
-        "important",
-        "matter",
-        "matters",
-        "mattered",
-        "think",
-        "guess",
-        "suppose",
-        "happen",
-        "happened",
-        "go",
-        "went",
-        "way",
-        "look",
-        "looking",
-        "back",
-        "put",
-        "really",
-        "just",
-        "honestly",
-        "end",
-        "ultimately",
-        "course",
-        "mean",
-        "so",
-        "also",
-        "mainly",
-        "mostly",
-        "probably",
-        "maybe",
-        "why",
-        "reason",
-        "turn",
-        "turned",
-        "out",
-        "said",
-        "as",
-        "me",
-        "for",
-        "to",
-        "personally",
-        "lesson",
-        "took",
-        "take",
-        "main",
-        "because",
-        "simply",
-        "came",
-        "come",
-        "down",
-        "again",
-    }
-)
-
-
-def points_back(text: str) -> bool:
-    """Whether a clause only refers back ("that's important to me", "I think that was")."""
-    words = [w for w in re.findall(r"[a-z']+", text.lower().replace("’", "'")) if w not in {"'s", "'d", "'m"}]
-    words = [w.split("'")[0] for w in words]
-    if not any(w in _BACK_POINTERS for w in words):
-        return False
-    # "Right, that was because …": an interjection before the pointer says nothing of its own
-    return all(w in _BACK_POINTERS or w in _POINTER_FILLER or w in _STOP or w in INTERJECTIONS for w in words)
-
-
-def antecedent(
-    doc: Doc, cands: list[Candidate], rel: DiscourseRelation, anchor: Endpoint | None
-) -> Candidate | Endpoint | None:
-    """What a connective's back-pointing (or missing) left side refers to.
-
-    The nearest candidate ending before the connective's left side (in the same answer), else the
-    node the question was about; None when the left side says something of its own.
-    """
-    if rel.left is not None and not points_back(rel.left.text):
-        return None
-    return said_before(cands, rel.left.start if rel.left is not None else rel.marker_span.start, anchor)
-
-
-def said_before(cands: list[Candidate], start: int, anchor: Endpoint | None) -> Candidate | Endpoint | None:
-    """The candidate ending nearest before character `start` (an event before a thing), else the
-    node the question was about."""
-    before = [c for c in cands if c.char_end <= start and not c.from_noun] or [
-        c for c in cands if c.char_end <= start
-    ]
-    if before:
-        return max(before, key=lambda c: c.char_end)
-    return anchor
 
 
 # Connectives that move a story on in time; a clause they join is an event of the story.
