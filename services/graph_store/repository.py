@@ -393,11 +393,6 @@ async def page_edges(
     return await _listing(db, _PAGE_EDGES, session_id, after_pk=after_pk, limit=limit, kind=edge_type)
 
 
-async def all_node_rows(db: AsyncSession, session_id: str) -> list[Row[Any]]:
-    """Every node of the session with every column, creation order."""
-    return list((await db.execute(_ALL_NODES, {"sid": session_id})).all())
-
-
 async def all_edge_rows(db: AsyncSession, session_id: str) -> list[Row[Any]]:
     """Every edge of the session, creation order."""
     return list((await db.execute(_ALL_EDGES, {"sid": session_id})).all())
@@ -411,8 +406,8 @@ async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef],
 
 
 async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]:
-    """Every node of the session with all its columns (creation order), as plain rows: a search
-    ranks them all by embedding and makes domain nodes of the best few only."""
+    """Every node of the session with all its columns (creation order), as plain rows: the export,
+    and a search, which ranks them all by embedding and makes domain nodes of the best few only."""
     return (await db.execute(_ALL_NODES, {"sid": session_id})).all()
 
 

@@ -372,7 +372,7 @@ class GraphStore:
         """The whole graph of the session (export)."""
         async with self._sessions() as db:
             nodes = await repo.nodes_with_provenance(
-                db, await repo.all_node_rows(db, session_id), embeddings=include_embeddings
+                db, await repo.session_nodes(db, session_id), embeddings=include_embeddings
             )
             edges = await repo.edges_with_provenance(db, await repo.all_edge_rows(db, session_id))
         return nodes, edges

@@ -144,7 +144,7 @@ class LLMSettings(BaseSettings):
     http_backend: HttpBackend = Field(
         default="aiohttp",
         description="HTTP transport of the provider SDKs: `aiohttp` (the SDKs' DefaultAioHttpClient; "
-        "about 0.7 ms less CPU per call than httpx's own, bench/README) or `httpx` (the SDKs' "
+        "0.1-0.6 ms less CPU per call than httpx's own in bench/README's measurement) or `httpx` (the SDKs' "
         "DefaultAsyncHttpxClient). Both honour the proxy environment variables and the timeouts.",
     )
     max_retries: int = Field(default=1, ge=0, description="Retries after the first attempt (timeout/429).")
