@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -74,10 +74,14 @@ def extraction_input(req: graph_pb2.ApplyExtractionRequest) -> ExtractionInput:
 
 
 # -- responses ------------------------------------------------------------------------------------
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _timestamp(value: datetime) -> Timestamp:
-    ts = Timestamp()
-    ts.FromDatetime(value)
-    return ts
+    """`Timestamp.FromDatetime` by arithmetic (a naive value is UTC, as there): the same result at a
+    third of the cost, paid for every node of a listing."""
+    delta = (value if value.tzinfo is not None else value.replace(tzinfo=UTC)) - _EPOCH
+    return Timestamp(seconds=delta.days * 86_400 + delta.seconds, nanos=delta.microseconds * 1000)
 
 
 def node(n: Node, *, with_embedding: bool = False) -> common_pb2.Node:

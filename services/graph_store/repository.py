@@ -10,6 +10,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Row, Table, bindparam, delete, func, insert, select, text, update
@@ -31,7 +32,9 @@ _IN_CHUNK = 500  # bound the size of IN (...) lists
 # generates its cache key on every execute, and one built from the mapped classes goes through
 # the ORM's execution layer (entity loading, bulk-insert and synchronize-session machinery): both
 # cost more CPU than SQLite spends running the statement (bench/README). Rows come back as
-# plain named tuples with the columns' attribute names.
+# named tuples with the columns' attribute names; the per-turn paths unpack them by position
+# instead, since a Row's attribute lookup is a Python-level call (~1.5 µs, fifteen times an index),
+# and a listing of 80 nodes reads a thousand of them.
 NODES: Table = Base.metadata.tables["nodes"]
 EDGES: Table = Base.metadata.tables["edges"]
 NODE_MENTIONS: Table = Base.metadata.tables["node_mentions"]
@@ -162,10 +165,11 @@ async def load_snapshot(db: AsyncSession, session_id: str) -> GraphSnapshot:
     """Every node (creation order, with embeddings) and edge key of the session."""
     rows = (await db.execute(_SNAPSHOT_NODES, {"sid": session_id})).all()
     edges = (await db.execute(_SNAPSHOT_EDGES, {"sid": session_id})).all()
+    # Unpacked by position, in the order of _SNAPSHOT_NODES and _SNAPSHOT_EDGES.
     return GraphSnapshot(
-        nodes=[SnapshotNode(r.id, r.label_norm, r.node_type, r.label) for r in rows],
-        embeddings=stack_bytes([r.embedding for r in rows], EMBEDDING_DIM),
-        edges={(e.source_node_id, e.target_node_id, e.edge_type): e.id for e in edges},
+        nodes=[SnapshotNode(ident, norm, kind, label) for ident, norm, kind, label, _ in rows],
+        embeddings=stack_bytes([r[4] for r in rows], EMBEDDING_DIM),
+        edges={(source, target, kind): ident for source, target, kind, ident in edges},
     )
 
 
@@ -256,13 +260,11 @@ async def write_plan(
 def _provenance(rows: Sequence[Any]) -> tuple[list[str], list[Quote]]:
     utterances: list[str] = []
     quotes: list[Quote] = []
-    for r in rows:
-        if r.utterance_id not in utterances:
-            utterances.append(r.utterance_id)
-        if r.quote_text is not None:
-            quotes.append(
-                Quote(utterance_id=r.utterance_id, text=r.quote_text, start=r.quote_start, end=r.quote_end)
-            )
+    for _, utterance_id, quote_text, start, end in rows:  # the key, then _MENTION_COLUMNS
+        if utterance_id not in utterances:
+            utterances.append(utterance_id)
+        if quote_text is not None:
+            quotes.append(Quote(utterance_id=utterance_id, text=quote_text, start=start, end=end))
     return utterances, quotes
 
 
@@ -280,35 +282,62 @@ async def nodes_with_provenance(
 ) -> list[Node]:
     """Domain nodes for `rows` (order kept), provenance attached unless `provenance` is False
     (then no mention is read and the nodes' source utterances and quotes are empty)."""
-    mentions = await _mentions(db, _NODE_MENTIONS_OF, [r.id for r in rows]) if provenance else {}
+    if not provenance or not rows:
+        return domain_nodes(rows, {}, embeddings=embeddings)
+    at_id = rows[0]._fields.index("id")
+    mentions = await _mentions(db, _NODE_MENTIONS_OF, [r[at_id] for r in rows])
     return domain_nodes(rows, mentions, embeddings=embeddings)
+
+
+# The node columns a domain node is made of, in the order `domain_nodes` unpacks them.
+_DOMAIN_NODE_FIELDS = (
+    "id",
+    "session_id",
+    "label",
+    "node_type",
+    "confidence",
+    "stance",
+    "properties",
+    "recorded_at",
+    "created_turn",
+    "level",
+    "is_terminal",
+    "superseded_by",
+)
 
 
 def domain_nodes(
     rows: Sequence[Row[Any]], mentions: Mapping[str, Sequence[Any]], *, embeddings: bool
 ) -> list[Node]:
     """Domain nodes for rows of the node columns (the embedding column is read only when
-    `embeddings`), with the given mentions."""
+    `embeddings`), with the given mentions. The rows may come from any statement that selects
+    those columns: their positions are looked up once, from the first row."""
+    if not rows:
+        return []
+    fields = rows[0]._fields
+    pick = itemgetter(*(fields.index(name) for name in _DOMAIN_NODE_FIELDS))
+    at_embedding = fields.index("embedding") if embeddings else -1
     out: list[Node] = []
     for r in rows:
-        utterances, quotes = _provenance(mentions.get(r.id, ()))
+        (ident, sid, label, kind, confidence, stance, props, recorded, turn, level, terminal, by) = pick(r)
+        utterances, quotes = _provenance(mentions.get(ident, ()))
         out.append(
             Node(
-                id=r.id,
-                session_id=r.session_id,
-                label=r.label,
-                node_type=r.node_type,
-                confidence=r.confidence,
-                stance=r.stance,
-                properties=dict(r.properties or {}),
-                recorded_at=_utc(r.recorded_at),
-                created_turn=r.created_turn,
-                level=r.level,
-                is_terminal=r.is_terminal,
-                superseded_by=r.superseded_by,
+                id=ident,
+                session_id=sid,
+                label=label,
+                node_type=kind,
+                confidence=confidence,
+                stance=stance,
+                properties=dict(props or {}),
+                recorded_at=_utc(recorded),
+                created_turn=turn,
+                level=level,
+                is_terminal=terminal,
+                superseded_by=by,
                 source_utterance_ids=utterances,
                 quotes=quotes,
-                embedding=r.embedding if embeddings else b"",
+                embedding=r[at_embedding] if embeddings else b"",
             )
         )
     return out
@@ -402,7 +431,7 @@ async def metric_refs(db: AsyncSession, session_id: str) -> tuple[list[NodeRef],
     """The slim node and edge tuples `metrics.compute_graph_state` needs."""
     nodes = (await db.execute(_METRIC_NODES, {"sid": session_id})).all()
     edges = (await db.execute(_METRIC_EDGES, {"sid": session_id})).all()
-    return [NodeRef(n.id, n.node_type, n.label) for n in nodes], [EdgeRef(*e) for e in edges]
+    return [NodeRef(*n) for n in nodes], [EdgeRef(*e) for e in edges]  # the statements' column order
 
 
 async def session_nodes(db: AsyncSession, session_id: str) -> Sequence[Row[Any]]:

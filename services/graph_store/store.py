@@ -406,7 +406,8 @@ class GraphStore:
             if not encoding.done():  # an empty graph, or the read failed
                 encoding.cancel()
             await asyncio.gather(encoding, return_exceptions=True)
-        sims = cosine_matrix(qvec, stack_bytes([r.embedding for r in rows]))[0]
+        at = rows[0]._fields.index("embedding")  # by position: see repository's note on rows
+        sims = cosine_matrix(qvec, stack_bytes([r[at] for r in rows]))[0]
         top = [int(i) for i in np.argsort(-sims, kind="stable")[:k]]
         best = [rows[i] for i in top]
         if provenance:
