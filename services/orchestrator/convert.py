@@ -5,13 +5,12 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import datetime
-from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
-from sqlalchemy import Row
 
 from services.orchestrator.contracts import SessionState
 from services.orchestrator.models import SessionRow
+from services.orchestrator.repository import Utterance
 from services.orchestrator.stages.decision import FOCUS_MODES, PHASES
 from services.orchestrator.stages.output import usage_summary
 from shared.errors import InvalidArgumentError
@@ -72,7 +71,7 @@ def session_to_pb(row: SessionRow) -> orchestrator_pb2.Session:
     return message
 
 
-def utterance_to_pb(row: Row[Any]) -> orchestrator_pb2.Utterance:
+def utterance_to_pb(row: Utterance) -> orchestrator_pb2.Utterance:
     """One transcript entry (a row of `OrchestratorRepository.list_utterances`)."""
     message = orchestrator_pb2.Utterance(
         utterance_id=row.id,

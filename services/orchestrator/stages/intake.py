@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace
-from sqlalchemy import Row
 
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
@@ -22,7 +21,7 @@ from services.orchestrator.contracts import (
 )
 from services.orchestrator.models import SessionRow
 from services.orchestrator.pipeline import ContractError, PipelineContext, Stage
-from services.orchestrator.repository import utterance_id
+from services.orchestrator.repository import Utterance, utterance_id
 from services.orchestrator.stages.common import StageDeps, depth_score
 from services.orchestrator.tracking import tracked_surface_ids
 from shared.errors import FailedPreconditionError
@@ -94,7 +93,7 @@ class EarlyIntake:
     """
 
     node_lookup: asyncio.Task[list[extraction_pb2.ExistingNode]]
-    utterances: asyncio.Task[list[Row[Any]]]
+    utterances: asyncio.Task[list[Utterance]]
     preprocess: asyncio.Task[extraction_pb2.PreprocessResponse]
 
     async def settle(self) -> None:
