@@ -20,7 +20,8 @@ Each word of a normalised (lower-case) label takes the case it has where the res
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s*|[\"“(]\s*)$")
 _I_FORMS = {"i": "I", "i'm": "I'm", "i've": "I've", "i'd": "I'd", "i'll": "I'll"}
@@ -33,15 +34,53 @@ def _shouted(text: str) -> bool:
     return len(letters) >= 8 and sum(ch.isupper() for ch in letters) / len(letters) > _SHOUTED
 
 
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"  # the regular expressions' \w
+
+
+def _letters_ascii(text: str) -> bool:
+    """Whether every letter of `text` is ASCII: then lower-casing keeps every offset and compares
+    letters exactly as the regular expressions' IGNORECASE does (which also equates a few other
+    letters: "ſ" with "s", "ı" with "i")."""
+    return text.isascii() or all(ch.isascii() or not ch.isalpha() for ch in text)
+
+
+def _occurrences(word: str, text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
+    r"""(offset, as written) of each whole-word, case-insensitive occurrence of `word` in
+    text[start:end], left to right and not overlapping: the matches of
+    `(?<!\w)word(?!\w)` with IGNORECASE, `finditer(text, start, end)` (whose look-behind sees the
+    text before `start`, and whose look-ahead ends at `end`).
+
+    A pattern compiled for every word was most of the casing's time (each new word of an answer
+    is a new pattern, compiled in Python); when every letter of the word and the text is ASCII,
+    `str.find` on the lower-cased text finds the same matches."""
+    if not (word.isascii() and _letters_ascii(text)):
+        pattern = _word_pattern(word)
+        yield from ((m.start(), m.group()) for m in pattern.finditer(text, start, end))
+        return
+    lowered, needle = text.lower(), word.lower()
+    at = lowered.find(needle, start, end)
+    while at >= 0:
+        after = at + len(needle)
+        if (at == 0 or not _is_word_char(text[at - 1])) and (after >= end or not _is_word_char(text[after])):
+            yield at, text[at:after]
+            at = lowered.find(needle, after, end)
+        else:
+            at = lowered.find(needle, at + 1, end)
+
+
+@lru_cache(maxsize=1024)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+
+
 def _written(word: str, text: str, start: int, end: int) -> tuple[str | None, bool]:
     """How `word` is written in text[start:end]: (cased form or None, whether the text told)."""
-    pattern = re.compile(rf"(?<![\w]){re.escape(word)}(?!\w)", re.IGNORECASE)
     told = False
-    for m in pattern.finditer(text, start, end):
-        seen = m.group()
+    for at, seen in _occurrences(word, text, start, end):
         if any(ch.isupper() for ch in seen[1:]):
             return seen, True  # "YouTube", "BBC": capitals inside a word are never a sentence start
-        if _SENTENCE_START.search(text[: m.start()]):
+        if _SENTENCE_START.search(text[:at]):
             continue  # "Netflix and …" at a sentence start: its capital says nothing
         if seen[:1].isupper():
             return seen, True
@@ -49,8 +88,11 @@ def _written(word: str, text: str, start: int, end: int) -> tuple[str | None, bo
     return None, told
 
 
-def _known_phrases(known: Iterable[str]) -> list[list[str]]:
-    """Names the interview knows, as word lists, longest first (so "Apple TV+" wins over "Apple")."""
+@lru_cache(maxsize=16)
+def _known_phrases(known: tuple[str, ...]) -> list[list[str]]:
+    """Names the interview knows, as word lists, longest first (so "Apple TV+" wins over "Apple").
+    Cached: every label of an answer is cased against the same names (the concept's vocabulary
+    and up to 80 existing labels). Callers must not change the lists."""
     phrases = {tuple(k.split()) for k in known if any(ch.isupper() for ch in k)}
     return sorted((list(p) for p in phrases if p), key=len, reverse=True)
 
@@ -85,11 +127,11 @@ def cased_label(
         if out[j] is None and not shouted and nxt is not None and nxt[:1].isupper() and nxt != "I":
             # "Prime Video is …": the capital of a sentence's first word says nothing on its own,
             # but before the next word of a name it is part of the name as written
-            written = re.search(rf"(?<!\w){re.escape(words[j])}(?!\w)", text, re.IGNORECASE)
-            if written is not None and written.group()[:1].isupper():
-                out[j] = written.group()
+            first = next(_occurrences(words[j], text, 0, len(text)), None)
+            if first is not None and first[1][:1].isupper():
+                out[j] = first[1]
     lowered = [w.lower() for w in words]
-    for phrase in _known_phrases(known):
+    for phrase in _known_phrases(tuple(known)):
         size = len(phrase)
         target = [p.lower() for p in phrase]
         for i in range(len(words) - size + 1):
