@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import openai
+from openai.types.chat import ChatCompletion
 from opentelemetry.trace import Tracer
 from pydantic import BaseModel
 
@@ -55,7 +56,12 @@ class OpenAICompatibleLLMClient(NetworkClientBase):
                 **_temperature(meta.temperature),
                 **kwargs,
             }
-            completion = await self._sdk.chat.completions.create(**params)
+            # Through the SDK's `post`, its documented call of an endpoint with the body as given:
+            # `chat.completions.create` first walks the body against its parameter annotations
+            # (`async_maybe_transform`, for aliases and file or date fields), which leaves a body of
+            # plain strings and numbers like this one unchanged, for ~0.5 ms of CPU per call (the
+            # rubric's and the question's calls are on a turn's critical path).
+            completion = await self._sdk.post("/chat/completions", body=params, cast_to=ChatCompletion)
             if completion.usage is not None:
                 record.set_tokens(completion.usage.prompt_tokens, completion.usage.completion_tokens)
             record.response_model = completion.model

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+import openai
 import pytest
 from pydantic import BaseModel
 
@@ -190,3 +191,34 @@ def test_a_models_schema_is_generated_once_and_handed_out_as_a_fresh_copy() -> N
     stated = json_instructions("Extract.", Counted)
     assert stated.endswith(json.dumps(schema_of(Counted), separators=(",", ":")))
     assert Counted.generated == 1
+
+
+@pytest.mark.parametrize("kind", ["json", "text"])
+async def test_openai_request_is_what_the_sdks_create_sends(
+    fake_llm: FakeLLMServer, build_clients: BuildClients, kind: str
+) -> None:
+    """The provider posts its body through the SDK's `post` (skipping `create`'s parameter walk):
+    the request must be the one `chat.completions.create` sends for the same parameters."""
+    clients = await build_clients(fake_llm_settings(fake_llm, "openai"))
+    if kind == "json":
+        fake_llm.enqueue(Reply.structured(VALID))
+        await clients.scoring.complete_json(system="You score answers.", user="answer", schema=Extraction)
+    else:
+        fake_llm.enqueue(Reply.text("And why does that matter?"))
+        await clients.generation.complete_text(system="Ask one question.", user="context")
+    [ours] = fake_llm.requests
+    assert {"model", "messages", "max_tokens", "temperature"} <= set(ours.body)
+    assert ("response_format" in ours.body) == (kind == "json")
+    fake_llm.enqueue(Reply.structured(VALID) if kind == "json" else Reply.text("And why?"))
+    sdk = openai.AsyncOpenAI(base_url=fake_llm.url, api_key="test-openai-key", max_retries=0)
+    try:
+        await sdk.chat.completions.create(**ours.body)
+    finally:
+        await sdk.close()
+    reference = fake_llm.requests[1]
+    assert (ours.path, ours.body) == (reference.path, reference.body)
+    varying = {"x-stainless-retry-count", "x-stainless-read-timeout", "content-length", "user-agent"}
+    assert {k: v for k, v in ours.headers.items() if k.startswith("x-") and k not in varying} == {
+        k: v for k, v in reference.headers.items() if k.startswith("x-") and k not in varying
+    }
+    assert ours.headers["content-type"] == reference.headers["content-type"] == "application/json"
