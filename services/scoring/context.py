@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -18,8 +18,10 @@ _LABEL_WORD = re.compile(r"[a-z0-9]+")
 _LABEL_STOP = frozenset({"a", "an", "the", "of", "to", "and", "or", "for", "in", "on", "with", "my", "it"})
 
 
+@lru_cache(maxsize=8192)
 def _label_terms(label: str) -> frozenset[str]:
-    """Content words of a label, crudely singularised ("cars" ~ "car")."""
+    """Content words of a label, crudely singularised ("cars" ~ "car"). Cached: every turn sends
+    every node's label again, and all but the turn's new ones were seen before."""
     terms = set()
     for word in _LABEL_WORD.findall(label.lower()):
         if word in _LABEL_STOP:
