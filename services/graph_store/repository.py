@@ -33,7 +33,7 @@ _IN_CHUNK = 500  # bound the size of IN (...) lists
 # the ORM's execution layer (entity loading, bulk-insert and synchronize-session machinery): both
 # cost more CPU than SQLite spends running the statement (bench/README). Rows come back as
 # named tuples with the columns' attribute names; the per-turn paths unpack them by position
-# instead, since a Row's attribute lookup is a Python-level call (~1.5 µs, fifteen times an index),
+# instead, since a Row's attribute lookup is a Python-level call (~1.7 µs, fifteen times an index),
 # and a listing of 80 nodes reads a thousand of them.
 NODES: Table = Base.metadata.tables["nodes"]
 EDGES: Table = Base.metadata.tables["edges"]

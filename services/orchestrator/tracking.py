@@ -95,32 +95,33 @@ def apply_graph_update(
 def to_proto(tracker: NodeStateTracker) -> common_pb2.NodeTrackerState:
     """The tracker as the scoring service reads it."""
     out = common_pb2.NodeTrackerState(schema_version=1, previous_focus=tracker.previous_focus or "")
+    # Each state is built in place (`add`): a message made separately is copied on `append`, and
+    # the request carries every node's state on every turn.
+    add = out.states.add
     for state in tracker.states.values():
-        out.states.append(
-            common_pb2.NodeState(
-                node_id=state.node_id,
-                label=state.label,
-                created_at_turn=state.created_at_turn,
-                depth=state.depth,
-                node_type=state.node_type,
-                is_terminal=state.is_terminal,
-                level=state.level,
-                focus_count=state.focus_count,
-                last_focus_turn=state.last_focus_turn or 0,
-                turns_since_last_focus=state.turns_since_last_focus,
-                current_focus_streak=state.current_focus_streak,
-                last_yield_turn=state.last_yield_turn or 0,
-                turns_since_last_yield=state.turns_since_last_yield,
-                yield_count=state.yield_count,
-                yield_rate=state.yield_rate,
-                all_response_depths=list(state.all_response_depths),
-                connected_node_ids=sorted(state.connected_node_ids),
-                edge_count_outgoing=state.edge_count_outgoing,
-                edge_count_incoming=state.edge_count_incoming,
-                strategy_usage_count=dict(state.strategy_usage_count),
-                last_strategy_used=state.last_strategy_used or "",
-                consecutive_same_strategy=state.consecutive_same_strategy,
-            )
+        add(
+            node_id=state.node_id,
+            label=state.label,
+            created_at_turn=state.created_at_turn,
+            depth=state.depth,
+            node_type=state.node_type,
+            is_terminal=state.is_terminal,
+            level=state.level,
+            focus_count=state.focus_count,
+            last_focus_turn=state.last_focus_turn or 0,
+            turns_since_last_focus=state.turns_since_last_focus,
+            current_focus_streak=state.current_focus_streak,
+            last_yield_turn=state.last_yield_turn or 0,
+            turns_since_last_yield=state.turns_since_last_yield,
+            yield_count=state.yield_count,
+            yield_rate=state.yield_rate,
+            all_response_depths=list(state.all_response_depths),
+            connected_node_ids=sorted(state.connected_node_ids),
+            edge_count_outgoing=state.edge_count_outgoing,
+            edge_count_incoming=state.edge_count_incoming,
+            strategy_usage_count=dict(state.strategy_usage_count),
+            last_strategy_used=state.last_strategy_used or "",
+            consecutive_same_strategy=state.consecutive_same_strategy,
         )
     return out
 
