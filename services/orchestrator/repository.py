@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import Table, TextClause, bindparam, delete, func, insert, inspect, select, text, update
@@ -363,21 +364,15 @@ def _insert_ignoring_duplicates(table: Table) -> TextClause:
     return text(sql).bindparams(*(bindparam(c.name, type_=c.type) for c in table.columns))
 
 
-_ADVANCES: dict[tuple[str, ...], Update] = {}
-
-
+@lru_cache(maxsize=16)
 def _advance_session(columns: tuple[str, ...]) -> Update:
-    """The UPDATE that sets `columns` of a session whose turn counter is still `prev` (one built
+    """The UPDATE that sets `columns` of a session whose turn counter is still `prev` (built once
     per set of columns: a turn that ends the session also sets `ended_at`)."""
-    statement = _ADVANCES.get(columns)
-    if statement is None:
-        statement = (
-            update(SESSIONS)
-            .where(SESSIONS.c.id == bindparam("sid"), SESSIONS.c.turn_count == bindparam("prev"))
-            .values({SESSIONS.c[c]: bindparam(f"b_{c}", type_=SESSIONS.c[c].type) for c in columns})
-        )
-        _ADVANCES[columns] = statement
-    return statement
+    return (
+        update(SESSIONS)
+        .where(SESSIONS.c.id == bindparam("sid"), SESSIONS.c.turn_count == bindparam("prev"))
+        .values({SESSIONS.c[c]: bindparam(f"b_{c}", type_=SESSIONS.c[c].type) for c in columns})
+    )
 
 
 _INSERT_UTTERANCE = _insert_ignoring_duplicates(UTTERANCES)
