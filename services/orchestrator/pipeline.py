@@ -143,9 +143,11 @@ class CheckpointWriter:
     on its critical path. A costly output starts the drain, `delay_s` later: the JSON encoding and
     the write (SQLite's statements run on the event loop's thread) then happen while the next stage
     waits for its service, not before the next stage gets to send its request, and the outputs of
-    stages that end close together share one transaction. A cheap output only queues (`flush`
-    writes it when the turn fails). A failed write is logged and dropped (the stage is recomputed
-    on resume).
+    stages that end close together share one transaction. A cheap output only queues: it is written
+    with the next costly one, or by `flush` when the turn fails, never on its own (were the drain
+    to take up whatever queued during its write, a slow host would add a write to the turn that
+    the completing stage's delete then undoes). A failed write is logged and dropped (the stage is
+    recomputed on resume).
     """
 
     def __init__(
@@ -162,6 +164,7 @@ class CheckpointWriter:
         self._task: asyncio.Task[None] | None = None
         self._held = False
         self._writing = False  # a batch is being written (not waiting out the delay)
+        self._due = False  # a costly output (or a flush) asks for what is queued to be written
         self._log = _log.bind(session_id=session_id, turn=turn_number)
 
     def put(self, stage: StageName, output: Contract, *, costly: bool = True) -> None:
@@ -169,6 +172,7 @@ class CheckpointWriter:
         costly one starts a write of everything queued."""
         self._queue.append((stage, output))
         if costly:
+            self._due = True
             self._start()
 
     def _start(self, delay_s: float | None = None) -> None:
@@ -198,13 +202,14 @@ class CheckpointWriter:
         stage's request is there to go first)."""
         self._held = False
         if self._queue:
+            self._due = True
             self._start(0.0)
 
     async def _drain(self, delay_s: float) -> None:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
-        while self._queue and not self._held:
-            batch, self._queue = self._queue, []
+        while self._queue and self._due and not self._held:
+            batch, self._queue, self._due = self._queue, [], False
             self._writing = True
             try:
                 await self._sink([(stage.value, out.model_dump_json()) for stage, out in batch])
@@ -219,6 +224,7 @@ class CheckpointWriter:
         """Write everything queued so far, cheap outputs included, and wait until it is written (or
         has failed and been logged). While held, only the write in progress is waited for."""
         if self._queue:
+            self._due = True
             self._start()
         while self._task is not None and not self._task.done():
             await asyncio.shield(self._task)

@@ -308,6 +308,39 @@ async def test_cheap_outputs_after_the_last_costly_one_are_never_written_when_th
     assert list(store.rows) == ["utterance_saving"]
 
 
+class GatedStore(Store):
+    """Writes that wait for the test to let them finish, so one is surely in progress."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.gate = asyncio.Event(), asyncio.Event()
+
+    async def save(self, outputs: list[tuple[str, str]]) -> None:
+        self.started.set()
+        await self.gate.wait()
+        await super().save(outputs)
+
+
+async def test_a_cheap_output_queued_during_a_write_waits_for_the_next_costly_one() -> None:
+    # On a slow host the next stage can end while the costly output's write is still running (CI
+    # once saw it). The drain must not take the cheap output up on its own: that is a write the
+    # completing stage's delete undoes, or one the next costly output would have shared.
+    store = GatedStore()
+    writer = store.writer()
+    ctx = _ctx()
+    writer.put(StageName.UTTERANCE_SAVING, await Saving().run(ctx), costly=True)
+    await asyncio.wait_for(store.started.wait(), 5)
+    ctx.set(StageName.UTTERANCE_SAVING, await Saving().run(ctx))
+    writer.put(StageName.CONTINUATION, await Deciding().run(ctx), costly=False)
+    store.gate.set()
+    for _ in range(20):  # the drain's further iterations, had it any
+        await asyncio.sleep(0)
+    assert store.batches == [["utterance_saving"]]
+    writer.put(StageName.RESPONSE_SAVING, ResponseSavingOutput(system_utterance_id="x", question_text="q?"))
+    await writer.flush()
+    assert store.batches == [["utterance_saving"], ["continuation", "response_saving"]]
+
+
 async def test_a_write_still_waiting_to_start_is_called_off_when_the_turn_completes() -> None:
     # The question's output starts a write `delay_s` later; the completing stage right after it
     # holds the writer. Waiting out that delay would only delay the turn: the write, once held,
