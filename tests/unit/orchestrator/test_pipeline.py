@@ -53,6 +53,20 @@ class Store:
         return CheckpointWriter(self.save, session_id="s1", turn_number=1)
 
 
+class GatedStore(Store):
+    """Writes that wait for the test to open the gate, so that one is surely in progress."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.gate, self.written = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def save(self, outputs: list[tuple[str, str]]) -> None:
+        self.started.set()
+        await self.gate.wait()
+        await super().save(outputs)
+        self.written.set()
+
+
 class Saving(Stage):
     name = StageName.UTTERANCE_SAVING
 
@@ -174,14 +188,17 @@ async def test_each_output_is_written_once_in_stage_order_and_batched_behind_the
 async def test_an_output_is_written_once_the_next_stage_waits_for_its_service() -> None:
     # The write (JSON encoding and, on SQLite, statements on the loop's thread) must not delay the
     # next stage's request: it runs while that stage waits for the reply.
-    store = Store()
+    store = GatedStore()
+    store.gate.set()
     writer = store.writer()
     seen: dict[str, list[str]] = {}
 
     class Calling(Deciding):
         async def run(self, ctx: PipelineContext) -> ContinuationOutput:
             seen["when_sent"] = list(store.rows)
-            await asyncio.sleep(0.02)  # the service's reply
+            # The service's reply comes once the write is done (a writer that waited for the turn's
+            # end would never write here: the wait would time out).
+            await asyncio.wait_for(store.written.wait(), 5)
             seen["when_answered"] = list(store.rows)
             return await super().run(ctx)
 
@@ -284,7 +301,7 @@ async def test_a_cheap_output_is_written_with_the_next_costly_one() -> None:
             return await super().run(ctx)
 
     await TurnPipeline([[[Saving()]], [[CostlyDeciding()]]], writer).run(_ctx(), {})
-    await asyncio.sleep(0.02)  # the costly output's write, behind the pipeline
+    await writer.flush()  # the costly output's write, behind the pipeline
     assert seen == {"while_running": []}
     assert store.batches == [["utterance_saving", "continuation"]]  # one transaction for both
 
@@ -306,19 +323,6 @@ async def test_cheap_outputs_after_the_last_costly_one_are_never_written_when_th
     # Only the costly output was written; the completion's transaction deletes it with the turn.
     assert completing.written_when_run == ["utterance_saving"]
     assert list(store.rows) == ["utterance_saving"]
-
-
-class GatedStore(Store):
-    """Writes that wait for the test to let them finish, so one is surely in progress."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.started, self.gate = asyncio.Event(), asyncio.Event()
-
-    async def save(self, outputs: list[tuple[str, str]]) -> None:
-        self.started.set()
-        await self.gate.wait()
-        await super().save(outputs)
 
 
 async def test_a_cheap_output_queued_during_a_write_waits_for_the_next_costly_one() -> None:
@@ -376,21 +380,13 @@ async def test_a_called_off_write_leaves_no_reference_cycle() -> None:
 
 
 async def test_a_write_in_progress_when_the_turn_completes_is_waited_for() -> None:
-    started, proceed = asyncio.Event(), asyncio.Event()
-
-    class GatedStore(Store):
-        async def save(self, outputs: list[tuple[str, str]]) -> None:
-            started.set()
-            await proceed.wait()
-            await super().save(outputs)
-
     store = GatedStore()
     writer = CheckpointWriter(store.save, session_id="s1", turn_number=1, delay_s=0.0)
     writer.put(StageName.UTTERANCE_SAVING, await Saving().run(_ctx()), costly=True)
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(store.started.wait(), 5)
     holding = asyncio.create_task(writer.hold())
     await asyncio.sleep(0.01)
     assert not holding.done()  # waits for the batch being written
-    proceed.set()
+    store.gate.set()
     await asyncio.wait_for(holding, 5)
     assert store.batches == [["utterance_saving"]]  # completed, not called off
