@@ -141,13 +141,16 @@ async def interview(
     return session_id, results
 
 
-async def retry_unavailable(call: Callable[[], Awaitable[T]], attempts: int = 20) -> T:
-    """What a client does after UNAVAILABLE: retry with a short pause (the channel reconnects)."""
+async def retry_unavailable(
+    call: Callable[[], Awaitable[T]], attempts: int = 20, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE
+) -> T:
+    """What a client does after UNAVAILABLE (the channel reconnects) or, with `code=ABORTED`, after
+    a busy session (the turn in progress finishes): retry with a short pause."""
     for _ in range(attempts - 1):
         try:
             return await call()
         except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.UNAVAILABLE:
+            if exc.code() != code:
                 raise
             await asyncio.sleep(0.25)
     return await call()
