@@ -141,11 +141,11 @@ async def interview(
     return session_id, results
 
 
-async def retry_unavailable(
+async def retry_transient(
     call: Callable[[], Awaitable[T]], attempts: int = 20, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE
 ) -> T:
-    """What a client does after UNAVAILABLE (the channel reconnects) or, with `code=ABORTED`, after
-    a busy session (the turn in progress finishes): retry with a short pause."""
+    """What a client does after a transient status: UNAVAILABLE (the channel reconnects) or, with
+    `code=ABORTED`, a busy session (the turn in progress finishes): retry with a short pause."""
     for _ in range(attempts - 1):
         try:
             return await call()

@@ -24,7 +24,7 @@ from tests.integration.helpers import (
     error_info,
     field_violations,
     graph_signature,
-    retry_unavailable,
+    retry_transient,
 )
 from tests.integration.suite import Suite
 
@@ -259,7 +259,7 @@ async def test_deadline_propagates_and_the_turn_resumes(suite_factory: SuiteFact
             await answer(suite.stub, session_id, 2, MEC[1], deadline_s=0.001)
         assert code_of(caught.value) == grpc.StatusCode.DEADLINE_EXCEEDED
         # The cut-off turn holds the session until it has recorded its failure: ABORTED until then.
-        result = await retry_unavailable(
+        result = await retry_transient(
             lambda: answer(suite.stub, session_id, 2, MEC[1]), code=grpc.StatusCode.ABORTED
         )
         assert result.turn_number == 2
@@ -277,7 +277,7 @@ async def test_dependency_down_is_unavailable_naming_it_and_the_turn_resumes(sui
         or error_info(caught.value).get("service") == "graph_store"
     )
     await suite.start("graph_store")
-    result = await retry_unavailable(lambda: answer(suite.stub, session_id, 2, MEC[1]))
+    result = await retry_transient(lambda: answer(suite.stub, session_id, 2, MEC[1]))
     assert result.turn_number == 2 and (await _state(suite, session_id))[0] == 2
 
 
