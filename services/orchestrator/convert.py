@@ -17,6 +17,7 @@ from shared.errors import InvalidArgumentError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.methodology_models import ConceptConfig, MethodologyConfig, NodeBinding
+from shared.timestamps import to_timestamp
 
 STATUS_TO_PB = {
     "active": orchestrator_pb2.SESSION_STATUS_ACTIVE,
@@ -30,11 +31,7 @@ MAX_PAGE_SIZE = 500
 
 def timestamp(value: datetime | None) -> Timestamp | None:
     """A protobuf Timestamp, or None."""
-    if value is None:
-        return None
-    ts = Timestamp()
-    ts.FromDatetime(value)
-    return ts
+    return None if value is None else to_timestamp(value)
 
 
 def session_to_pb(row: SessionRow) -> orchestrator_pb2.Session:

@@ -1,4 +1,4 @@
-"""The graph store's protobuf conversion of times against protobuf's own `FromDatetime`."""
+"""The services' protobuf conversion of times against protobuf's own `FromDatetime`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from services.graph_store.convert import _timestamp
+from shared.timestamps import to_timestamp
 
 
 def _reference(value: datetime) -> Timestamp:
@@ -28,7 +28,7 @@ def _reference(value: datetime) -> Timestamp:
     ],
 )
 def test_timestamp_matches_from_datetime(value: datetime) -> None:
-    got = _timestamp(value)
+    got = to_timestamp(value)
     assert got == _reference(value)
     assert 0 <= got.nanos < 1_000_000_000
     assert got.ToDatetime(tzinfo=UTC) == (value if value.tzinfo else value.replace(tzinfo=UTC))
