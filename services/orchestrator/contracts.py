@@ -198,10 +198,11 @@ class SlotDiscoveryOutput(Contract):
     mode: str
     skipped: bool = False
     # Deferred mode: the canonical state and the slots of the nodes tracked before this turn, read
-    # as soon as the earlier discoveries are complete (beside extraction). Nothing changes either
-    # before state computation (this turn's own discovery starts at its continuation decision), so
-    # state computation takes them instead of asking after the graph update. None in inline mode,
-    # with canonical slots off, or in a checkpoint from before this was read here.
+    # as soon as the earlier discoveries are complete (beside extraction). This turn's own discovery
+    # starts only once this output is stored (`DiscoveryStart`), and state computation and strategy
+    # selection take these instead of asking again, so the run never shows in the turn's own
+    # signals, nor in a resume's. None in inline mode, with canonical slots off, or in a
+    # checkpoint from before this was read here.
     canonical_state: proto(common_pb2.CanonicalGraphState) | None = None  # type: ignore[valid-type]
     slot_ids: dict[str, str] | None = None
 

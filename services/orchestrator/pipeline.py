@@ -147,7 +147,7 @@ class CheckpointWriter:
     with the next costly one, or by `flush` when the turn fails, never on its own (were the drain
     to take up whatever queued during its write, a slow host would add a write to the turn that
     the completing stage's delete then undoes). A failed write is logged and dropped (the stage is
-    recomputed on resume).
+    recomputed on resume). `on_written` is told the stages of each batch once it is written.
     """
 
     def __init__(
@@ -157,9 +157,11 @@ class CheckpointWriter:
         session_id: str,
         turn_number: int,
         delay_s: float = CHECKPOINT_DELAY_S,
+        on_written: Callable[[list[StageName]], None] | None = None,
     ) -> None:
         self._sink = sink
         self._delay_s = delay_s
+        self._on_written = on_written
         self._queue: list[tuple[StageName, Contract]] = []
         self._task: asyncio.Task[None] | None = None
         self._held = False
@@ -217,6 +219,9 @@ class CheckpointWriter:
                 self._log.warning(
                     "checkpoint_write_failed", stages=[s.value for s, _ in batch], error=type(exc).__name__
                 )
+            else:
+                if self._on_written is not None:
+                    self._on_written([stage for stage, _ in batch])
             finally:
                 self._writing = False
 

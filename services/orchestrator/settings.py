@@ -41,8 +41,8 @@ class OrchestratorSettings(ServiceSettings):
     canonical_slots_mode: Literal["inline", "deferred"] = Field(
         default="deferred",
         description=(
-            "inline: slot discovery on the critical path; deferred: in the background from the "
-            "continuation decision on, completed by the next turn (canonical signals lag one turn)."
+            "inline: slot discovery on the critical path; deferred: in the background once the "
+            "turn's canonical reads are done, completed by the next turn (canonical signals lag one turn)."
         ),
     )
     selection_mode: Literal["joint", "two_stage"] = Field(

@@ -9,7 +9,8 @@ import structlog
 from opentelemetry import trace
 
 from services.orchestrator.background import BackgroundTasks
-from services.orchestrator.contracts import ScoringPersistenceOutput, StageName
+from services.orchestrator.contracts import ScoringPersistenceOutput
+from services.orchestrator.discovery_start import DiscoveryStart
 from services.orchestrator.locks import SessionBusyError, SessionLocks
 from services.orchestrator.models import SessionRow
 from services.orchestrator.pipeline import (
@@ -57,7 +58,7 @@ StageWrapper = Callable[[Stage], Stage]
 def build_groups(d: StageDeps, wrap: StageWrapper | None = None) -> list[Group]:
     """The stage graph. Preprocessing (srl) runs beside context loading, the rubric beside
     extraction → graph update; slot discovery runs inline (before state computation) or deferred
-    (in the background from the continuation decision on; completed at the next turn).
+    (in the background once the turn's canonical reads are done; completed at the next turn).
 
     `wrap` decorates every stage (fault-injection tests use it to fail a chosen stage once)."""
     groups = _stage_graph(d)
@@ -190,27 +191,28 @@ class TurnService:
         async def save(outputs: list[tuple[str, str]]) -> None:
             await self._repo.save_checkpoints(turn.session_id, turn.turn_number, outputs)
 
-        writer = CheckpointWriter(save, session_id=turn.session_id, turn_number=turn.turn_number)
         ctx = PipelineContext(turn=turn, emit=emit)
         discovery: asyncio.Task[None] | None = None
 
-        def launch_discovery(stage: StageName) -> None:
-            # Deferred mode: this turn's DiscoverSlots starts once the continuation is decided.
-            # Every canonical read of the turn (state computation, strategy selection) is done by
-            # then, so the turn's own signals never depend on the run's timing, and the run
-            # overlaps the question generation instead of following the response: the next
-            # turn's catch-up waits for less, usually for nothing.
+        def start_discovery() -> None:
+            # Deferred mode: this turn's DiscoverSlots, once the turn's canonical reads are settled
+            # (`DiscoveryStart`): the run overlaps strategy selection and the question generation
+            # instead of following the response, so the next turn's catch-up waits for less.
             nonlocal discovery
-            if stage is StageName.CONTINUATION and discovery is None:
-                request = deferred_request(ctx)
-                if request is not None:
-                    run = self._d.discoveries.start(request.session_id, request.turn_number)
-                    discovery = self._background.spawn("slot_discovery", self._discover(request, run))
+            request = deferred_request(ctx)
+            if request is not None:
+                run = self._d.discoveries.start(request.session_id, request.turn_number)
+                discovery = self._background.spawn("slot_discovery", self._discover(request, run))
 
-        pipeline = TurnPipeline(self._groups, writer, on_stage=launch_discovery)
+        starter = DiscoveryStart(ctx, checkpoints, start_discovery)
+        writer = CheckpointWriter(
+            save, session_id=turn.session_id, turn_number=turn.turn_number, on_written=starter.written
+        )
+        pipeline = TurnPipeline(self._groups, writer, on_stage=starter.stage_done)
         try:
             await pipeline.run(ctx, checkpoints)
         except BaseException as exc:
+            starter.stop()
             code = status_code_for(exc).name if isinstance(exc, Exception) else "CANCELLED"
             message = public_message(exc) if isinstance(exc, Exception) else "cancelled"
             _log.warning("turn_failed", session_id=turn.session_id, turn=turn.turn_number, code=code)

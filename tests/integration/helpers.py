@@ -206,6 +206,10 @@ class StageWrapper(Stage):
     def __init__(self, inner: Stage) -> None:
         self.name = inner.name
         self._inner = inner
+        # The checkpoint flags too (class variables of the stages): the pipeline writes, holds and
+        # restores a wrapped stage's output as it would the real one's.
+        for flag in ("checkpointed", "costly", "completes_turn"):
+            setattr(self, flag, getattr(inner, flag))
 
     async def run(self, ctx: PipelineContext) -> Any:
         return await self._inner.run(ctx)

@@ -199,7 +199,11 @@ async def _scoring(suite: Suite, stack: AsyncExitStack) -> GrpcServer:
     )
     llm = build_llm_clients(offline_llm_settings())
     stack.push_async_callback(llm.aclose)
-    return GrpcServer(settings, build_registrations(settings, build_engine(settings, llm.scoring)))
+    return GrpcServer(
+        settings,
+        build_registrations(settings, build_engine(settings, llm.scoring)),
+        extra_interceptors=suite.interceptors.get("scoring", []),
+    )
 
 
 async def _question(suite: Suite, stack: AsyncExitStack) -> GrpcServer:

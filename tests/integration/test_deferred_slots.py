@@ -12,10 +12,22 @@ from typing import Any
 import grpc
 import grpc.aio
 
+from services.orchestrator.contracts import StageName
+from services.orchestrator.pipeline import PipelineContext, Stage
+from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.slots.v1 import slots_pb2
 from tests.integration.answers import ANSWERS
-from tests.integration.helpers import Hold, Signal, Unary, UnaryInterceptor, answer, create
+from tests.integration.helpers import (
+    Hold,
+    Signal,
+    StageWrapper,
+    Unary,
+    UnaryInterceptor,
+    answer,
+    create,
+    set_within,
+)
 
 CONCEPT = "headphones_mec"
 
@@ -66,21 +78,81 @@ def _canonical_size(result: pb.TurnResult) -> int:
     return result.canonical_graph.concept_count + result.canonical_graph.candidate_count
 
 
-async def test_the_discovery_overlaps_the_question_generation(suite_factory: Any) -> None:
-    # Each follow-up question waits until a DiscoverSlots call has arrived: when the turn's own
-    # discovery starts only after its response, the wait runs out instead.
+class Answered(UnaryInterceptor):
+    """Keeps every DiscoverSlots response by turn, and sets `done` once one has been answered."""
+
+    suffix = "/DiscoverSlots"
+
+    def __init__(self, done: asyncio.Event) -> None:
+        self.done = done
+        self.responses: dict[int, slots_pb2.DiscoverSlotsResponse] = {}
+
+    async def around(
+        self, method: str, inner: Unary, request: slots_pb2.DiscoverSlotsRequest, context: Any
+    ) -> Any:
+        response: slots_pb2.DiscoverSlotsResponse = await inner(request, context)
+        self.responses.setdefault(request.turn_number, response)
+        self.done.set()
+        return response
+
+
+def _state_size(state: common_pb2.CanonicalGraphState) -> int:
+    return state.concept_count + state.candidate_count
+
+
+async def test_the_discovery_starts_before_strategy_selection(suite_factory: Any) -> None:
+    # Each SelectStrategy waits until a DiscoverSlots call has arrived: when the turn's own
+    # discovery starts only at the continuation decision (after strategy selection), or after the
+    # response, the wait runs out instead.
     arrived = asyncio.Event()
-    question = Hold("/GenerateFollowUpQuestion", arrived)
+    selection = Hold("/SelectStrategy", arrived)
     recorder = DiscoverSlotsRecorder()
-    interceptors = {"canonical_slots": [recorder, Signal("/DiscoverSlots", arrived)], "question": [question]}
+    interceptors = {"canonical_slots": [recorder, Signal("/DiscoverSlots", arrived)], "scoring": [selection]}
     async with suite_factory(interceptors=interceptors) as suite:
         session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
         first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
-        assert first.nodes_added and first.should_continue
-        assert question.saw_ready == [True]
-        # Still not part of the turn: the canonical graph turn 1 reports is empty.
+        second = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
+        assert first.nodes_added and second.nodes_added and second.should_continue
+        assert selection.saw_ready == [True, True]
+        await recorder.until((2, "ran"))
+        assert recorder.calls == [(1, "ran"), (2, "ran")]
+
+
+class AfterDiscovery(StageWrapper):
+    """State computation, run only once the turn's own DiscoverSlots has been answered (or 5 s
+    passed: `waited` notes which)."""
+
+    def __init__(self, inner: Stage, done: asyncio.Event, waited: list[bool]) -> None:
+        super().__init__(inner)
+        self._done, self._waited = done, waited
+
+    async def run(self, ctx: PipelineContext) -> Any:
+        self._waited.append(await set_within(self._done, 5.0))
+        self._done.clear()
+        return await self._inner.run(ctx)
+
+
+async def test_a_turn_never_counts_its_own_discovery_even_when_it_finished_first(suite_factory: Any) -> None:
+    # State computation waits until the turn's own discovery has been answered: its slots are in
+    # canonical_slots before the turn computes its signals. The turn still reports the canonical
+    # graph as it stood before its run (read beside extraction): canonical signals lag one turn.
+    done = asyncio.Event()
+    answered = Answered(done)
+    waited: list[bool] = []
+
+    def wrap(stage: Stage) -> Stage:
+        return AfterDiscovery(stage, done, waited) if stage.name is StageName.STATE_COMPUTATION else stage
+
+    async with suite_factory(interceptors={"canonical_slots": [answered]}, stage_wrapper=wrap) as suite:
+        session = (await create(suite.stub, CONCEPT, max_turns=6)).session.session_id
+        first = await answer(suite.stub, session, 1, ANSWERS[CONCEPT][0])
+        second = await answer(suite.stub, session, 2, ANSWERS[CONCEPT][1])
+        assert waited == [True, True]
+        after_first, after_second = (_state_size(answered.responses[t].canonical_state) for t in (1, 2))
+        # Each run added slots, so a turn that counted its own would show it.
+        assert 0 < after_first < after_second
         assert _canonical_size(first) == 0
-        await recorder.until((1, "ran"))
+        assert _canonical_size(second) == after_first
 
 
 async def test_discovery_runs_in_the_background_and_the_next_turn_completes_it(suite_factory: Any) -> None:

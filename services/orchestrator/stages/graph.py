@@ -128,9 +128,10 @@ class SlotDiscoveryStage(Stage):
     """Stage 4.5: map new surface nodes to canonical slots (DiscoverSlots is idempotent per turn).
 
     Inline mode maps this turn's nodes before state computation (one more LLM round-trip on the
-    critical path). Deferred mode sends a turn's request in the background once its continuation
-    is decided (`TurnService`), and the next turn runs this stage beside extraction to make sure those
-    earlier discoveries completed (usually a stored-result replay): canonical signals lag one turn.
+    critical path). Deferred mode sends a turn's request in the background once this stage's reads
+    are stored and the graph update is done (`DiscoveryStart`), and the next turn runs this stage
+    beside extraction to make sure those earlier discoveries completed (usually a stored-result
+    replay): canonical signals lag one turn.
     """
 
     name = StageName.SLOT_DISCOVERY
@@ -161,8 +162,8 @@ class SlotDiscoveryStage(Stage):
             # Off the critical path: this chain runs beside extraction and the graph update.
             ids = tracked_surface_ids(loaded.tracker)
             if caught_up and caught_up[-1].HasField("canonical_state"):
-                # The last pending run is the session's latest (this turn's starts after its
-                # continuation, and discovery is the only writer), so the state stored with it is
+                # The last pending run is the session's latest (this turn's starts only after this
+                # output is stored, and discovery is the only writer), so the state stored with it is
                 # the current one: no GetCanonicalState.
                 canonical_state = caught_up[-1].canonical_state
                 slot_ids = await resolve_slots(self._d, loaded.session_id, ids)

@@ -218,6 +218,23 @@ async def test_a_stage_committed_with_the_turn_is_not_checkpointed() -> None:
     assert list(store.rows) == ["continuation"]
 
 
+async def test_the_writer_tells_which_stages_each_write_stored_and_not_a_failed_one() -> None:
+    # The deferred slot discovery starts once the slot stage's output is stored (DiscoveryStart):
+    # a write that failed must not count.
+    store = Store(fail_writes=1)
+    told: list[list[str]] = []
+    writer = CheckpointWriter(
+        store.save,
+        session_id="s1",
+        turn_number=1,
+        on_written=lambda stages: told.append([s.value for s in stages]),
+    )
+    await TurnPipeline([[[CostlySaving()]], [[Yielding()]]], writer).run(_ctx(), {})
+    assert told == []  # the first write failed; the continuation's output is cheap, still queued
+    await writer.flush()
+    assert told == [["continuation"]] == store.batches
+
+
 async def test_a_failed_checkpoint_write_does_not_fail_the_turn_and_later_writes_go_on() -> None:
     store = Store(fail_writes=1)
     writer = store.writer()
