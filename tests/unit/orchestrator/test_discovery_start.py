@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from services.orchestrator.contracts import (
     ContinuationOutput,
     Contract,
@@ -15,116 +17,109 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 
 
-class Starts:
-    """Counts the calls of the start callback."""
+class Turn:
+    """A turn's context and its DiscoveryStart, counting the starts."""
 
-    def __init__(self) -> None:
-        self.count = 0
+    def __init__(self, stored: Iterable[str] = ()) -> None:
+        self.ctx = PipelineContext(turn=TurnInput("s1", 2, "an answer", None))
+        self.starts = 0
+        self.watch = DiscoveryStart(self.ctx, stored, self._start)
 
-    def __call__(self) -> None:
-        self.count += 1
+    def _start(self) -> None:
+        self.starts += 1
 
+    def done(self, stage: StageName, output: Contract) -> None:
+        """A stage completed (its output in the context)."""
+        self.ctx.set(stage, output)
+        self.watch.stage_done(stage)
 
-def _ctx() -> PipelineContext:
-    return PipelineContext(turn=TurnInput("s1", 2, "an answer", None))
+    def slot_stage(self, snapshot: bool = True) -> None:
+        """The slot stage completed, with its canonical reads (or without: canonical slots off, or
+        a checkpoint from before they were kept)."""
+        if snapshot:
+            state = common_pb2.CanonicalGraphState(concept_count=2)
+            output = SlotDiscoveryOutput(mode="deferred", canonical_state=state, slot_ids={"n1": "slot-1"})
+        else:
+            output = SlotDiscoveryOutput(mode="deferred", skipped=True)
+        self.done(StageName.SLOT_DISCOVERY, output)
 
+    def graph_update(self) -> None:
+        self.done(
+            StageName.GRAPH_UPDATE,
+            GraphUpdateOutput(response=graph_pb2.ApplyExtractionResponse(), tracker={}),
+        )
 
-def _slot_output(snapshot: bool = True) -> SlotDiscoveryOutput:
-    if not snapshot:  # canonical slots off, or a checkpoint from before the snapshot was kept
-        return SlotDiscoveryOutput(mode="deferred", skipped=True)
-    return SlotDiscoveryOutput(
-        mode="deferred",
-        canonical_state=common_pb2.CanonicalGraphState(concept_count=2),
-        slot_ids={"n1": "slot-1"},
-    )
-
-
-def _graph_output() -> GraphUpdateOutput:
-    return GraphUpdateOutput(response=graph_pb2.ApplyExtractionResponse(), tracker={})
-
-
-def _continuation() -> ContinuationOutput:
-    return ContinuationOutput(
-        should_continue=True, termination_reason=0, turns_remaining=3, next_action="follow_up"
-    )
-
-
-def _done(ctx: PipelineContext, starter: DiscoveryStart, stage: StageName, output: Contract) -> None:
-    ctx.set(stage, output)
-    starter.stage_done(stage)
+    def continuation(self) -> None:
+        output = ContinuationOutput(
+            should_continue=True, termination_reason=0, turns_remaining=3, next_action="follow_up"
+        )
+        self.done(StageName.CONTINUATION, output)
 
 
 def test_the_run_starts_once_the_snapshot_is_stored_and_the_graph_update_is_done() -> None:
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, (), starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
+    turn = Turn()
+    turn.slot_stage()
+    turn.graph_update()
     # Both outputs are in the context, but the snapshot is not stored yet: a crash now would make
     # the resumed slot stage read again, after the run.
-    assert starts.count == 0
-    starter.written([StageName.SLOT_DISCOVERY])
-    assert starts.count == 1
+    assert turn.starts == 0
+    turn.watch.written([StageName.SLOT_DISCOVERY])
+    assert turn.starts == 1
     # Later stages and writes do not start it again; neither does the continuation.
-    starter.written([StageName.GRAPH_UPDATE])
-    _done(ctx, starter, StageName.CONTINUATION, _continuation())
-    assert starts.count == 1
+    turn.watch.written([StageName.GRAPH_UPDATE])
+    turn.continuation()
+    assert turn.starts == 1
 
 
 def test_a_snapshot_stored_before_the_graph_update_ends_starts_the_run_at_its_end() -> None:
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, (), starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    starter.written([StageName.SLOT_DISCOVERY])
-    assert starts.count == 0  # the request is made of what the graph update created
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    assert starts.count == 1
+    turn = Turn()
+    turn.slot_stage()
+    turn.watch.written([StageName.SLOT_DISCOVERY])
+    assert turn.starts == 0  # the request is made of what the graph update created
+    turn.graph_update()
+    assert turn.starts == 1
 
 
 def test_a_snapshot_restored_from_the_checkpoints_counts_as_stored() -> None:
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, {StageName.SLOT_DISCOVERY.value: "{}"}, starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    assert starts.count == 1
+    turn = Turn(stored={StageName.SLOT_DISCOVERY.value: "{}"})
+    turn.slot_stage()
+    turn.graph_update()
+    assert turn.starts == 1
 
 
-def test_other_stages_written_do_not_stand_for_the_snapshot() -> None:
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, {StageName.EXTRACTION.value: "{}"}, starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    starter.written([StageName.GRAPH_UPDATE, StageName.RUBRIC])
-    assert starts.count == 0
+def test_other_stages_stored_do_not_stand_for_the_snapshot() -> None:
+    turn = Turn(stored={StageName.EXTRACTION.value: "{}"})
+    turn.slot_stage()
+    turn.graph_update()
+    turn.watch.written([StageName.GRAPH_UPDATE, StageName.RUBRIC])
+    assert turn.starts == 0
 
 
 def test_without_a_stored_snapshot_the_run_starts_at_the_continuation() -> None:
     # Checkpoint writes failing: the snapshot is never stored, so the run waits for the decision.
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, (), starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    assert starts.count == 0
-    _done(ctx, starter, StageName.CONTINUATION, _continuation())
-    assert starts.count == 1
+    turn = Turn()
+    turn.slot_stage()
+    turn.graph_update()
+    assert turn.starts == 0
+    turn.continuation()
+    assert turn.starts == 1
 
 
 def test_an_output_without_a_snapshot_starts_the_run_at_the_continuation_only() -> None:
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, (), starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output(snapshot=False))
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    starter.written([StageName.SLOT_DISCOVERY, StageName.GRAPH_UPDATE])
-    assert starts.count == 0
-    _done(ctx, starter, StageName.CONTINUATION, _continuation())
-    assert starts.count == 1
+    turn = Turn()
+    turn.slot_stage(snapshot=False)
+    turn.graph_update()
+    turn.watch.written([StageName.SLOT_DISCOVERY, StageName.GRAPH_UPDATE])
+    assert turn.starts == 0
+    turn.continuation()
+    assert turn.starts == 1
 
 
 def test_a_stopped_watch_starts_nothing() -> None:
     # The turn failed: the failure's flush writes the snapshot, which must not start a run then.
-    ctx, starts = _ctx(), Starts()
-    starter = DiscoveryStart(ctx, (), starts)
-    _done(ctx, starter, StageName.SLOT_DISCOVERY, _slot_output())
-    _done(ctx, starter, StageName.GRAPH_UPDATE, _graph_output())
-    starter.stop()
-    starter.written([StageName.SLOT_DISCOVERY])
-    assert starts.count == 0
+    turn = Turn()
+    turn.slot_stage()
+    turn.graph_update()
+    turn.watch.stop()
+    turn.watch.written([StageName.SLOT_DISCOVERY])
+    assert turn.starts == 0
