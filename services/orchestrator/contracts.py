@@ -206,6 +206,13 @@ class SlotDiscoveryOutput(Contract):
     canonical_state: proto(common_pb2.CanonicalGraphState) | None = None  # type: ignore[valid-type]
     slot_ids: dict[str, str] | None = None
 
+    def snapshot(self) -> tuple[common_pb2.CanonicalGraphState, dict[str, str]] | None:
+        """The canonical reads kept here (state, slots), or None when this output holds none: the
+        one test of whether state computation may use them and the turn's own discovery may start."""
+        if self.canonical_state is None or self.slot_ids is None:
+            return None
+        return self.canonical_state, self.slot_ids
+
 
 class StateComputationOutput(Contract):
     """Stage 5: fresh graph metrics and saturation counters."""

@@ -62,8 +62,7 @@ class DiscoveryStart:
             return False
         if StageName.SLOT_DISCOVERY.value not in self._stored:
             return False
-        read = ctx.get(SlotDiscoveryOutput)
-        return read.canonical_state is not None and read.slot_ids is not None
+        return ctx.get(SlotDiscoveryOutput).snapshot() is not None
 
     def _fire(self) -> None:
         if not self._done:

@@ -272,11 +272,11 @@ class StateComputationStage(Stage):
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled:
             ids = tracked_surface_ids(update.tracker)
-            read = ctx.get(SlotDiscoveryOutput)
-            if read.canonical_state is not None and read.slot_ids is not None:
+            snapshot = ctx.get(SlotDiscoveryOutput).snapshot()
+            if snapshot is not None:
                 # Deferred mode: read beside extraction. The nodes this turn created are not mapped
                 # before its own discovery runs, so the slots of the nodes tracked before it are all.
-                canonical_state, known = read.canonical_state, read.slot_ids
+                canonical_state, known = snapshot
                 slot_ids = {i: known[i] for i in ids if i in known}
             else:
                 # The tracker's slot resolution (for strategy selection) needs the same inputs as
