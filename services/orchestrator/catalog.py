@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.orchestrator.convert import concept_to_pb, methodology_to_pb, next_token, page_bounds
+from services.orchestrator.convert import concept_to_pb, methodology_to_pb, next_offset_token, offset_page
 from shared.errors import NotFoundError
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.methodology import ConceptRegistry, MethodologyRegistry
@@ -18,12 +18,18 @@ class Catalog:
 
     def list_concepts(self, page_size: int, page_token: str, methodology: str) -> pb.ListConceptsResponse:
         """Concepts sorted by id, optionally of one methodology."""
-        offset, limit = page_bounds(page_size, page_token)
+        # Offsets are stable here: concepts are loaded once and never change while we run.
+        listing = "ListConcepts"
+        offset, limit = offset_page(
+            page_size, page_token, listing=listing, filter_field="methodology", filter_value=methodology
+        )
         concepts = [c for c in self._concepts.all() if not methodology or c.methodology == methodology]
         page = concepts[offset : offset + limit]
         return pb.ListConceptsResponse(
             concepts=[concept_to_pb(c) for c in page],
-            next_page_token=next_token(offset, limit, len(concepts)),
+            next_page_token=next_offset_token(
+                offset, limit, len(concepts), listing=listing, filter_value=methodology
+            ),
             total_size=len(concepts),
         )
 
@@ -36,12 +42,12 @@ class Catalog:
 
     def list_methodologies(self, page_size: int, page_token: str) -> pb.ListMethodologiesResponse:
         """Methodologies sorted by name."""
-        offset, limit = page_bounds(page_size, page_token)
+        offset, limit = offset_page(page_size, page_token, listing="ListMethodologies")
         names = self._methodologies.names()
         page = names[offset : offset + limit]
         return pb.ListMethodologiesResponse(
             methodologies=[methodology_to_pb(self._methodologies.get(n)) for n in page],
-            next_page_token=next_token(offset, limit, len(names)),
+            next_page_token=next_offset_token(offset, limit, len(names), listing="ListMethodologies"),
             total_size=len(names),
         )
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -154,29 +157,126 @@ def methodology_to_pb(config: MethodologyConfig) -> common_pb2.Methodology:
     )
 
 
-def page_bounds(page_size: int, page_token: str) -> tuple[int, int]:
-    """(offset, limit) from a page size and an opaque token; INVALID_ARGUMENT when malformed."""
+# -- page tokens ------------------------------------------------------------------------------------
+# A token is URL-safe base64 of a small JSON object naming the listing, its filter and the position
+# after which the next page starts. The listing and filter are in the token because AIP-158 requires
+# every other request field to match the call that returned it: a token of ListSessions used with
+# ListConcepts, or a `status: COMPLETED` token used with `status: ACTIVE`, is refused rather than
+# silently paging another listing.
+_TOKEN_FORMAT = 1
+# Real tokens are well under 200 characters; the cap keeps a forged one from costing work (and from
+# being echoed back at length).
+MAX_PAGE_TOKEN_CHARS = 512
+# A position beyond any real listing is a forged token: refused here, it never reaches code that needs
+# a machine integer (a forged offset once reached SQLite as an OverflowError, an INTERNAL).
+MAX_PAGE_OFFSET = 2**31 - 1
+_MAX_CURSOR_ID_CHARS = 128
+_NOT_OURS = "is not a token from a previous response"
+
+
+@dataclass(frozen=True)
+class SessionCursor:
+    """The last session of a ListSessions page: the next page holds sessions strictly after it in
+    the listing's order (newest first, then id), so a session created meanwhile shifts nothing."""
+
+    create_time: datetime  # timezone-aware UTC
+    session_id: str
+
+
+def page_limit(page_size: int) -> int:
+    """The page size to serve: 0 → the default; above the maximum → the maximum; negative →
+    INVALID_ARGUMENT on page_size."""
     if page_size < 0:
         raise InvalidArgumentError.for_field("page_size", "must not be negative")
-    limit = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    return min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+
+
+def encode_page_token(listing: str, filter_value: str, after: object) -> str:
+    """The opaque token of the page after position `after` (JSON-serialisable) of a listing."""
+    raw = json.dumps({"v": _TOKEN_FORMAT, "l": listing, "f": filter_value, "a": after}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_page_token(token: str, *, listing: str, filter_field: str, filter_value: str) -> Any:
+    """The position a token of this listing and filter points after (its shape is the caller's to
+    check); INVALID_ARGUMENT on page_token when it is corrupt or belongs to another listing or filter.
+
+    `listing` is the RPC's name, used in messages; `filter_field` names the request field the filter
+    comes from ("" for a listing without one)."""
+    data: Any = None
+    if len(token) <= MAX_PAGE_TOKEN_CHARS:
+        try:
+            data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            data = None  # ValueError covers bad JSON and over-long integer literals alike
+    if (
+        not isinstance(data, dict)
+        or data.get("v") != _TOKEN_FORMAT
+        or not isinstance(data.get("l"), str)
+        or not isinstance(data.get("f"), str)
+        or "a" not in data
+    ):
+        raise InvalidArgumentError.for_field("page_token", _NOT_OURS)
+    if data["l"] != listing:
+        raise InvalidArgumentError.for_field(
+            "page_token", f"is a token of another listing, not of {listing}; start {listing} without one"
+        )
+    if data["f"] != filter_value:
+        field = filter_field or "filter"
+        raise InvalidArgumentError.for_field(
+            "page_token",
+            f"was returned for a different {field}; send the same {field} as the request that "
+            "returned it, or start again without a page_token",
+        )
+    return data["a"]
+
+
+def offset_page(
+    page_size: int, page_token: str, *, listing: str, filter_field: str = "", filter_value: str = ""
+) -> tuple[int, int]:
+    """(offset, limit) of a listing paged by position (the catalogue: fixed for the process's life)."""
+    limit = page_limit(page_size)
     if not page_token:
         return 0, limit
-    try:
-        decoded = base64.urlsafe_b64decode(page_token.encode()).decode()
-        if not decoded.startswith("o:"):
-            raise ValueError(decoded)
-        offset = int(decoded[2:])
-        if offset < 0:
-            raise ValueError(decoded)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidArgumentError.for_field(
-            "page_token", "is not a token from a previous response"
-        ) from None
+    offset = decode_page_token(
+        page_token, listing=listing, filter_field=filter_field, filter_value=filter_value
+    )
+    # bool is an int to Python; JSON `true` is no offset.
+    if type(offset) is not int or not 0 < offset <= MAX_PAGE_OFFSET:
+        raise InvalidArgumentError.for_field("page_token", _NOT_OURS)
     return offset, limit
 
 
-def next_token(offset: int, limit: int, total: int) -> str:
-    """The token of the next page, or empty at the end."""
+def next_offset_token(offset: int, limit: int, total: int, *, listing: str, filter_value: str = "") -> str:
+    """The token of the page after [offset, offset + limit), or empty at the end."""
     if offset + limit >= total:
         return ""
-    return base64.urlsafe_b64encode(f"o:{offset + limit}".encode()).decode()
+    return encode_page_token(listing, filter_value, offset + limit)
+
+
+def session_cursor(page_token: str, status: str) -> SessionCursor | None:
+    """The cursor of a ListSessions token for this status filter ("" = any), None for the first
+    page; INVALID_ARGUMENT on page_token when it is not such a token."""
+    if not page_token:
+        return None
+    after = decode_page_token(page_token, listing="ListSessions", filter_field="status", filter_value=status)
+    cursor: SessionCursor | None = None
+    if isinstance(after, list) and len(after) == 2 and all(isinstance(part, str) for part in after):
+        stamp, session_id = after
+        try:
+            create_time = datetime.fromisoformat(stamp)
+            if create_time.tzinfo is not None and 0 < len(session_id) <= _MAX_CURSOR_ID_CHARS:
+                cursor = SessionCursor(create_time.astimezone(UTC), session_id)
+        except (ValueError, OverflowError):  # not a time, or one that leaves datetime's range in UTC
+            cursor = None
+    if cursor is None:
+        raise InvalidArgumentError.for_field("page_token", _NOT_OURS)
+    return cursor
+
+
+def session_page_token(status: str, last: SessionRow) -> str:
+    """The ListSessions token of the page after `last` (the last session of this page)."""
+    created = last.created_at
+    # SQLite hands back naive datetimes (the stored value is UTC); PostgreSQL aware ones.
+    created = created.replace(tzinfo=UTC) if created.tzinfo is None else created.astimezone(UTC)
+    return encode_page_token("ListSessions", status, [created.isoformat(), last.id])

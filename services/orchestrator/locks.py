@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from shared.errors import AbortedError
 
-_BUSY = "another turn of this session is in progress; retry when it has finished"
+_BUSY = "another request is changing this session (a turn, a pause, a resume or its end); retry"
 
 
 class SessionBusyError(AbortedError):

@@ -10,6 +10,7 @@ from sqlalchemy import (
     DateTime,
     ForeignKey,
     ForeignKeyConstraint,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -27,6 +28,8 @@ class SessionRow(Base):
     """An interview session and the state every turn loads at its start."""
 
     __tablename__ = "sessions"
+    # ListSessions pages newest first by (created_at, id) (migration 0003).
+    __table_args__ = (Index("ix_sessions_created_at_id", "created_at", "id"),)
 
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     concept_id: Mapped[str] = mapped_column(String(128))

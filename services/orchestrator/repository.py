@@ -19,7 +19,20 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Table, TextClause, bindparam, delete, func, insert, inspect, select, text, update
+from sqlalchemy import (
+    Table,
+    TextClause,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    inspect,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 from sqlalchemy.sql.dml import Update
 
@@ -149,15 +162,25 @@ class OrchestratorRepository:
             return result.scalar_one_or_none()
 
     async def list_sessions(
-        self, status: str | None, offset: int, limit: int
+        self, status: str | None, after: tuple[datetime, str] | None, limit: int
     ) -> tuple[list[SessionRow], int]:
-        """A page of sessions, newest first, and the total count."""
+        """Up to `limit` sessions, newest first then by id, strictly after the session whose
+        (created_at, id) is `after` in that order (keyset pagination); and the total count."""
         query = select(SessionRow)
         count = select(func.count()).select_from(SessionRow)
         if status:
             query = query.where(SessionRow.status == status)
             count = count.where(SessionRow.status == status)
-        query = query.order_by(SessionRow.created_at.desc(), SessionRow.id).offset(offset).limit(limit)
+        if after is not None:
+            # Spelled out, not a row-value comparison: the two keys sort in opposite directions.
+            created, ident = after
+            query = query.where(
+                or_(
+                    SessionRow.created_at < created,
+                    and_(SessionRow.created_at == created, SessionRow.id > ident),
+                )
+            )
+        query = query.order_by(SessionRow.created_at.desc(), SessionRow.id).limit(limit)
         async with self._sessions() as db:
             rows = list((await db.execute(query)).scalars())
             total = int((await db.execute(count)).scalar_one())

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy.exc import IntegrityError
 
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import SessionState, UsageRecord
 from services.orchestrator.convert import (
     STATUS_FROM_PB,
     concept_to_pb,
-    next_token,
-    page_bounds,
+    page_limit,
+    session_cursor,
+    session_page_token,
     session_to_pb,
     utterance_to_pb,
 )
@@ -20,7 +24,7 @@ from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository, utc_now
 from services.orchestrator.settings import OrchestratorSettings
 from services.orchestrator.stages.graph import complete_pending
-from shared.errors import FailedPreconditionError, InvalidArgumentError
+from shared.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
@@ -35,6 +39,21 @@ MAX_METADATA_VALUE = 1024
 MAX_TURNS_LIMIT = 200
 _LIST_ALL = 500
 _SESSION_NAMESPACE = uuid.UUID("6f1c2a4e-3b7d-5e8f-9a0b-1c2d3e4f5a6b")
+
+
+class RequestIdReusedError(FailedPreconditionError):
+    """CreateSession's request_id was used before for a different request (ErrorInfo reason
+    REQUEST_ID_REUSED; metadata: the earlier session's id and the differing fields)."""
+
+
+@dataclass(frozen=True)
+class _CreateRequest:
+    """The fields of a CreateSession request that shape the session, as sent."""
+
+    concept_id: str
+    methodology: str
+    max_turns: int
+    metadata: dict[str, str]
 
 
 class SessionService:
@@ -73,10 +92,11 @@ class SessionService:
         if request_id:
             v.require_id(request_id, "request_id")
         v.raise_if_any()
+        sent = _CreateRequest(concept_id, methodology, max_turns, dict(metadata))
         if request_id:
             existing = await self._repo.find_by_create_request(request_id)
             if existing is not None:
-                return session_to_pb(existing), await self._opening(existing.id)
+                return await self._replay(existing, sent)
         concept = self._concepts.get(concept_id)
         method = methodology or concept.methodology
         concept_pb = concept_to_pb(concept)
@@ -121,8 +141,62 @@ class SessionService:
             created_at=now,
             updated_at=now,
         )
-        await self._repo.create_session(row, opening.question)
+        try:
+            await self._repo.create_session(row, opening.question)
+        except IntegrityError:
+            # A concurrent call with the same request id stored its session first (the unique
+            # create_request_id, and the session id derived from it): answer as its retry would be.
+            existing = await self._repo.find_by_create_request(request_id) if request_id else None
+            if existing is None:
+                raise
+            return await self._replay(existing, sent)
         return session_to_pb(row), opening.question
+
+    async def _replay(
+        self, existing: SessionRow, sent: _CreateRequest
+    ) -> tuple[orchestrator_pb2.Session, str]:
+        """The session an earlier CreateSession with the same request id created, when this request
+        is that one again; FAILED_PRECONDITION (nothing created) when the request id was used for a
+        different request, as a silent replay would hand the client a session it did not ask for."""
+        differing = self._create_differences(existing, sent)
+        if differing:
+            request_id = existing.create_request_id or ""
+            # No "request_id" key: the error's ErrorInfo uses it for the call's tracing id.
+            raise RequestIdReusedError(
+                f"request_id {request_id!r} was already used by a different CreateSession request "
+                f"(it differs in {', '.join(differing)}); send a new request_id to create another "
+                "session, or repeat the original request unchanged to get its session",
+                metadata={"session_id": existing.id, "fields": ",".join(differing)},
+            )
+        return session_to_pb(existing), await self._opening(existing.id)
+
+    def _create_differences(self, existing: SessionRow, sent: _CreateRequest) -> list[str]:
+        """The request fields in which a CreateSession differs from the one that created `existing`.
+
+        The request as sent is not stored, so both sides are compared resolved, as `create` resolves
+        them: an empty methodology is the concept's, max_turns 0 the concept's (from the snapshot
+        stored with the session) or else the configured default. A request that resolves to the
+        same session (max_turns 0 or the concept's own number) is the same request."""
+        differing: list[str] = []
+        if sent.concept_id != existing.concept_id:
+            # The other fields resolve against another concept: this difference says it all.
+            return ["concept_id"]
+        if (sent.methodology or self._concept_methodology(existing)) != existing.methodology:
+            differing.append("methodology")
+        snapshot_max = int((existing.concept or {}).get("max_turns") or 0)
+        if (sent.max_turns or snapshot_max or self._settings.default_max_turns) != existing.max_turns:
+            differing.append("max_turns")
+        if sent.metadata != dict(existing.metadata_ or {}):
+            differing.append("metadata")
+        return differing
+
+    def _concept_methodology(self, existing: SessionRow) -> str:
+        """The concept's own methodology; the session's when the concept left the catalogue since
+        (an identical retry must still get its session)."""
+        try:
+            return self._concepts.get(existing.concept_id).methodology
+        except NotFoundError:
+            return existing.methodology
 
     async def _opening(self, session_id: str) -> str:
         utterances = await self._repo.list_utterances(session_id)
@@ -141,14 +215,23 @@ class SessionService:
     async def list(
         self, page_size: int, page_token: str, status: int
     ) -> orchestrator_pb2.ListSessionsResponse:
-        """A page of sessions, newest first."""
-        offset, limit = page_bounds(page_size, page_token)
+        """A page of sessions, newest first (then by id).
+
+        Keyset pagination: the token carries the last session's (create time, id) and the next page
+        starts strictly after it, so a session created or deleted between two pages neither repeats
+        nor skips one (an offset would shift by one). The token is bound to the status filter."""
         if status and status not in STATUS_FROM_PB:
             raise InvalidArgumentError.for_field("status", f"unknown session status {status}")
-        rows, total = await self._repo.list_sessions(STATUS_FROM_PB.get(status), offset, limit)  # type: ignore[call-overload]
+        limit = page_limit(page_size)
+        status_name = STATUS_FROM_PB.get(status, "")  # type: ignore[call-overload]
+        cursor = session_cursor(page_token, status_name)
+        after = None if cursor is None else (cursor.create_time, cursor.session_id)
+        # One row more than the page tells whether another page follows.
+        rows, total = await self._repo.list_sessions(status_name or None, after, limit + 1)
+        page = rows[:limit]
         return orchestrator_pb2.ListSessionsResponse(
-            sessions=[session_to_pb(r) for r in rows],
-            next_page_token=next_token(offset, limit, total),
+            sessions=[session_to_pb(r) for r in page],
+            next_page_token=session_page_token(status_name, page[-1]) if len(rows) > limit else "",
             total_size=total,
         )
 

@@ -41,8 +41,13 @@ from services.orchestrator.stages.output import (
     ScoringPersistenceStage,
     deferred_request,
 )
+from services.orchestrator.turn_errors import (
+    SessionEndedError,
+    SessionPausedError,
+    TurnAlreadyAnsweredError,
+    TurnOutOfOrderError,
+)
 from shared.channels import set_inbound_deadline
-from shared.errors import FailedPreconditionError
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
 from shared.grpc_errors import public_message, status_code_for
@@ -154,14 +159,12 @@ class TurnService:
         if stored is not None:
             return stored
         if session.status == "completed":
-            raise FailedPreconditionError(
+            raise SessionEndedError(
                 "the session has ended",
                 metadata={"status": "completed", "turn_count": str(session.turn_count)},
             )
         if session.status == "paused":
-            raise FailedPreconditionError(
-                "the session is paused; resume it first", metadata={"status": "paused"}
-            )
+            raise SessionPausedError("the session is paused; resume it first", metadata={"status": "paused"})
         _expect_turn(session.turn_count, turn_number)
         return None
 
@@ -271,10 +274,22 @@ class TurnService:
         if turn_number > turn_count:
             return None
         row = await self._repo.get_turn(session_id, turn_number)
+        expected = {"expected_turn_number": str(turn_count + 1)}
+        if (
+            row is not None
+            and row.status == "completed"
+            and row.result is not None
+            and row.answer_text != text
+        ):
+            raise TurnAlreadyAnsweredError(
+                f"turn {turn_number} was already answered with a different text; "
+                f"expected turn_number {turn_count + 1}",
+                metadata=expected,
+            )
         if row is None or row.status != "completed" or row.result is None or row.answer_text != text:
-            raise FailedPreconditionError(
+            raise TurnOutOfOrderError(
                 f"turn {turn_number} is already answered; expected turn_number {turn_count + 1}",
-                metadata={"expected_turn_number": str(turn_count + 1)},
+                metadata=expected,
             )
         result = orchestrator_pb2.TurnResult.FromString(row.result)
         result.replayed = True
@@ -283,7 +298,7 @@ class TurnService:
 
 def _expect_turn(turn_count: int, turn_number: int) -> None:
     if turn_number != turn_count + 1:
-        raise FailedPreconditionError(
+        raise TurnOutOfOrderError(
             f"stale or future turn_number {turn_number}; expected {turn_count + 1}",
             metadata={"expected_turn_number": str(turn_count + 1)},
         )

@@ -169,6 +169,17 @@ def error_info(exc: grpc.aio.AioRpcError) -> dict[str, str]:
     return {}
 
 
+def error_reason(exc: grpc.aio.AioRpcError) -> str:
+    """The google.rpc.ErrorInfo reason of a rich status (empty when absent)."""
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info.reason
+    return ""
+
+
 def field_violations(exc: grpc.aio.AioRpcError) -> list[str]:
     """Fields named by the google.rpc.BadRequest of a rich status."""
     status = rpc_status.from_call(exc)  # type: ignore[arg-type]

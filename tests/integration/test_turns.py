@@ -22,6 +22,7 @@ from tests.integration.helpers import (
     code_of,
     create,
     error_info,
+    error_reason,
     field_violations,
     graph_signature,
     retry_transient,
@@ -52,11 +53,17 @@ async def test_stale_and_future_turn_numbers(suite: Suite) -> None:
     session_id = (await create(suite.stub, "headphones_mec")).session.session_id
     await answer(suite.stub, session_id, 1, MEC[0])
     before = await _state(suite, session_id)
-    for turn, text in [(1, "a different answer to turn one"), (3, MEC[1])]:
+    cases = [
+        (1, "a different answer to turn one", "TURN_ALREADY_ANSWERED", "with a different text"),
+        (3, MEC[1], "TURN_OUT_OF_ORDER", "stale or future turn_number 3"),
+    ]
+    for turn, text, reason, message in cases:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await answer(suite.stub, session_id, turn, text)
         assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
         assert error_info(caught.value).get("expected_turn_number") == "2"
+        assert error_reason(caught.value) == reason
+        assert message in (caught.value.details() or "")
     assert await _state(suite, session_id) == before
 
 
@@ -125,6 +132,7 @@ async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await answer(suite.stub, session_id, 1, MEC[0])
     assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_reason(caught.value) == "SESSION_PAUSED"
     resumed = await suite.stub.ResumeSession(pb.ResumeSessionRequest(session_id=session_id))
     assert resumed.session.status == pb.SESSION_STATUS_ACTIVE and resumed.current_question
     await answer(suite.stub, session_id, 1, MEC[0])
@@ -135,6 +143,7 @@ async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await answer(suite.stub, session_id, 2, MEC[1])
     assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_reason(caught.value) == "SESSION_ENDED"
     assert await _state(suite, session_id) == before
 
 
