@@ -1,17 +1,16 @@
-"""Session exports: json (everything), markdown (a readable report), csv, graphml and mermaid."""
+"""Session exports: json (see services/orchestrator/export_json.py for what it holds and why),
+markdown (a readable report), csv (one row per turn), graphml and mermaid (the surface graph)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from google.protobuf.json_format import MessageToDict
-
+from services.orchestrator.export_json import to_json
 from services.orchestrator.repository import OrchestratorRepository
 from services.orchestrator.sessions import SessionService
 from shared.errors import InvalidArgumentError
@@ -20,10 +19,6 @@ from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.validation import Violations
 
 _SPEAKERS = {common_pb2.SPEAKER_INTERVIEWER: "Interviewer", common_pb2.SPEAKER_RESPONDENT: "Respondent"}
-
-
-def _dict(message: Any) -> dict[str, Any]:
-    return MessageToDict(message, preserving_proto_field_name=True)
 
 
 def _name(enum_value: int, enum: Any) -> str:
@@ -52,10 +47,14 @@ class Exporter:
         v.raise_if_any()
         session = await self._sessions.get(session_id)
         graph = await self._sessions.graph(session_id)
-        turns = [pb.TurnResult.FromString(raw) for raw in await self._repo.turn_results(session_id)]
+        stored = await self._repo.turn_results(session_id)
         base = f"session-{session_id}"
         if fmt == pb.EXPORT_FORMAT_JSON:
-            return to_json(session, graph, turns), "application/json", f"{base}.json"
+            # Parsed one at a time: a stored TurnResult is up to ~0.5 MB of diagnostics that the
+            # JSON record trims, so the full messages are never all held at once.
+            parsed = (pb.TurnResult.FromString(raw) for raw in stored)
+            return to_json(session, graph, parsed), "application/json", f"{base}.json"
+        turns = [pb.TurnResult.FromString(raw) for raw in stored]
         if fmt == pb.EXPORT_FORMAT_MARKDOWN:
             return to_markdown(session, graph, turns), "text/markdown", f"{base}.md"
         if fmt == pb.EXPORT_FORMAT_CSV:
@@ -65,30 +64,6 @@ class Exporter:
         if fmt == pb.EXPORT_FORMAT_MERMAID:
             return to_mermaid(graph), "text/vnd.mermaid", f"{base}.mmd"
         raise InvalidArgumentError.for_field("format", "unsupported format")
-
-
-def to_json(
-    session: pb.GetSessionResponse, graph: pb.GetSessionGraphResponse, turns: Sequence[pb.TurnResult]
-) -> str:
-    """Everything: session, transcript, graph with provenance and quotes, canonical graph, turns."""
-    document = {
-        "session": _dict(session.session),
-        "transcript": [_dict(u) for u in session.transcript],
-        "graph": {
-            "nodes": [_dict(n) for n in graph.nodes],
-            "edges": [_dict(e) for e in graph.edges],
-            "state": _dict(graph.graph_state),
-        },
-        "canonical_graph": {
-            "slots": [_dict(s) for s in graph.slots],
-            "mappings": [_dict(m) for m in graph.mappings],
-            "edges": [_dict(e) for e in graph.canonical_edges],
-            "state": _dict(graph.canonical_state),
-            "comparison": _dict(graph.comparison),
-        },
-        "turns": [_dict(t) for t in turns],
-    }
-    return json.dumps(document, indent=2, sort_keys=False, ensure_ascii=False)
 
 
 def to_markdown(

@@ -58,7 +58,11 @@ async def test_json_export_holds_everything(suite: Suite) -> None:
     assert len(document["transcript"]) == 2 * len(results) + 1  # opening + answer/question per turn
     quote = document["graph"]["nodes"][0]["quotes"][0]
     assert quote["text"] and int(quote["end"]) > int(quote.get("start", 0))
-    assert document["turns"][0]["score_decomposition"]
+    # A turn keeps the selected candidate's decomposition, not the whole ranking (message size).
+    first = document["turns"][0]
+    assert first["selected_candidate"]["contributions"] and "score_decomposition" not in first
+    assert first["strategy_selected"] == results[0].strategy_selected
+    assert first["answer"] == document["transcript"][1]["text"]
     for fmt, marker in [
         (pb.EXPORT_FORMAT_MARKDOWN, "# Interview report"),
         (pb.EXPORT_FORMAT_CSV, "turn,answer,next_question"),
