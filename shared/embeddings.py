@@ -149,7 +149,10 @@ def _torch_forward(path: Path, threads: int | None) -> Callable[[list[str]], Flo
         # services' processes made a 15 ms encode take 80-600 ms of wall and CPU time on the
         # 2-core benchmark machine (bench/run_bench.py).
         torch.set_num_threads(threads)
-    model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+    from shared.onnx_encoder import quiet_model_loading
+
+    with quiet_model_loading():
+        model: Any = SentenceTransformer(str(path), device="cpu", local_files_only=True)
 
     def forward(texts: list[str]) -> FloatMatrix:
         vecs = model.encode(

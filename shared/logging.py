@@ -58,8 +58,51 @@ def _service_adder(service: str) -> Processor:
 _PER_REQUEST_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
 
 
+def _writes_to_process_output(handler: logging.Handler) -> bool:
+    """Whether `handler` writes to the process's stdout or stderr (ours does, at emit time)."""
+    if isinstance(handler, _StdoutHandler):
+        return True
+    if not isinstance(handler, logging.StreamHandler):
+        return False
+    standard = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+    return any(handler.stream is stream for stream in standard if stream is not None)
+
+
+def _only_ours_writes_output() -> None:
+    """Remove every handler but ours that writes to stdout or stderr, so each record is written
+    once, by ours, in the configured format. Handlers writing elsewhere (a test runner's capture, a
+    file) are someone's deliberate choice and stay.
+
+    On the root logger, such a handler is what `logging.basicConfig()` installs, which the stdlib
+    runs implicitly the first time anything calls a module-level function (`logging.warning(...)`)
+    while the root logger has no handler: onnxruntime's quantiser does on a first start (the int8
+    copy of the embedding model). Left in place, it wrote every later line of the service a second
+    time, as `INFO:name:{dict}` on stderr.
+
+    Some libraries give their own logger one at import: spaCy (its INFO lines while a pipeline is
+    built, written twice: by it on stderr, and by ours through the root logger), weasel, torch,
+    transformers. Their loggers then propagate to the root logger, or their records (torch's and
+    transformers' do not propagate) would be lost. A library imported later keeps its handler
+    until logging is configured again (`GrpcServer.start()` does)."""
+    root = logging.getLogger()
+    # A copy: another thread may create a logger meanwhile. Placeholders (names only ever used as
+    # a parent of another logger's name) have no handlers.
+    named = [lg for lg in list(logging.root.manager.loggerDict.values()) if isinstance(lg, logging.Logger)]
+    for logger in [root, *named]:
+        strays = [h for h in logger.handlers if _writes_to_process_output(h)]
+        for handler in strays:
+            logger.removeHandler(handler)
+        if strays and logger is not root:
+            logger.propagate = True
+
+
 def configure_logging(settings: ServiceSettings) -> None:
-    """Configure structlog and the stdlib root logger; calling it again simply re-applies the config."""
+    """Configure structlog and the stdlib root logger; calling it again simply re-applies the config.
+
+    Afterwards every record, structlog's and the stdlib's (libraries'), is written once, by our
+    handler. Call it before anything else a process does (`shared.server.bootstrap`): lines logged
+    earlier come out in structlog's default console format, and a stdlib record logged earlier
+    through the root logger's module-level functions reaches stderr in the stdlib's format."""
     level = logging.getLevelName(settings.log_level)
     shared_processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -89,9 +132,8 @@ def configure_logging(settings: ServiceSettings) -> None:
         foreign_pre_chain=shared_processors,
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *final],
     )
+    _only_ours_writes_output()  # ours included: calling again leaves exactly one of ours
     root = logging.getLogger()
-    for handler in [h for h in root.handlers if isinstance(h, _StdoutHandler)]:
-        root.removeHandler(handler)  # idempotent: exactly one of our handlers
     handler = _StdoutHandler()
     handler.setFormatter(formatter)
     root.addHandler(handler)

@@ -25,7 +25,8 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,24 @@ class _DropRecordsFrom(logging.Filter):
         return not record.pathname.startswith(self._prefix)
 
 
+@contextmanager
+def quiet_model_loading() -> Iterator[None]:
+    """Load a transformers model without the progress bar transformers draws meanwhile.
+
+    The bar ("Loading weights: 100%|...") goes to stderr: in a service, on a first start (the
+    export) or on every start with the torch backend, a line of its output that is not a log line.
+    It is turned back on afterwards if it was on."""
+    from transformers.utils import logging as hf_logging
+
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 def quantize_onnx(source: Path, target: Path) -> None:
     """Dynamic int8 quantisation of the weights of `source` into `target` (atomic). Per output
     channel: per tensor, answers' vectors came out at a cosine of 0.94-0.97 to the fp32 model's;
@@ -104,8 +123,9 @@ def export_onnx(model_path: Path, target: Path) -> None:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(model_path), local_files_only=True)
-    model = AutoModel.from_pretrained(str(model_path), local_files_only=True).eval()
+    with quiet_model_loading():
+        tokenizer = AutoTokenizer.from_pretrained(str(model_path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(model_path), local_files_only=True).eval()
 
     class _Hidden(torch.nn.Module):
         """Keyword arguments in, last hidden state out (the exporter passes inputs positionally)."""

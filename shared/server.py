@@ -7,7 +7,16 @@
     async with GrpcServer(settings, registrations) as server:              # tests: port 0
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
 
-It configures logging and telemetry, then builds a grpc.aio server with the interceptor chain
+A service's `main()` calls `bootstrap(settings)` first, before it loads a model, migrates or warms
+up, so every line it writes is in the configured format:
+
+    async def main() -> None:
+        settings = GraphStoreSettings()
+        bootstrap(settings)
+        ...                                                                # models, migrations
+        await serve(settings, registrations)
+
+The server (re-)applies the same bootstrap, then builds a grpc.aio server with the interceptor chain
 request id → structlog context → OpenTelemetry → error mapping, `grpc.health.v1` (SERVING for ""
 and each service) and reflection. Shutdown: every health status goes NOT_SERVING, the server stops
 with a grace period, then the `on_shutdown` hooks run.
@@ -207,6 +216,21 @@ def build_interceptors(settings: ServiceSettings) -> list[grpc.aio.ServerInterce
     ]
 
 
+# -- bootstrap ----------------------------------------------------------------------------------------
+def bootstrap(settings: ServiceSettings) -> None:
+    """Set up the process's logging and telemetry from `settings`: the first thing a service does.
+
+    Logging first, because everything a service does before serving logs (the LLM clients, model
+    loading and its first-start export, migrations, warm-up): configured only when the server
+    starts, those lines came out in structlog's console format, and a library's stdlib record
+    logged through the root logger had the stdlib install a handler of its own that duplicated
+    every later line. Telemetry next, because OpenTelemetry instruments only the gRPC channels
+    created after it. Idempotent: `GrpcServer.start()` applies it again (tests start servers
+    without a `main()`)."""
+    configure_logging(settings)
+    setup_telemetry(settings)
+
+
 # -- server -------------------------------------------------------------------------------------------
 class GrpcServer:
     """A grpc.aio server hosting `registrations` plus health and reflection; an async context manager."""
@@ -246,8 +270,7 @@ class GrpcServer:
         """Bind `settings.host:settings.port` (0 = any free port), start serving, return the port."""
         if self._server is not None:
             raise RuntimeError("server already started")
-        configure_logging(self._settings)
-        setup_telemetry(self._settings)  # before the server (and any channel) is created
+        bootstrap(self._settings)  # before the server (and any channel) is created
         server = grpc.aio.server(
             # Extra interceptors (e.g. auth) run innermost, inside error mapping, so their domain
             # errors become proper statuses.

@@ -6,7 +6,7 @@ from shared.embeddings import Embedder
 from shared.gen.interview.slots.v1 import slots_pb2, slots_pb2_grpc
 from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.methodology import MethodologyRegistry
-from shared.server import ServiceRegistration, serve
+from shared.server import ServiceRegistration, bootstrap, serve
 
 from .app import SlotsCore, open_core
 from .lemmas import Lemmatizer
@@ -30,6 +30,7 @@ def build_registrations(core: SlotsCore) -> list[ServiceRegistration]:
 async def main() -> None:
     """Migrate, load the models once, serve until SIGTERM/SIGINT (settings from the environment)."""
     settings = CanonicalSlotsSettings()
+    bootstrap(settings)  # first: everything below logs
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     embedder = Embedder(

@@ -11,7 +11,7 @@ from shared.gen.interview.extraction.v1 import extraction_pb2, extraction_pb2_gr
 from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.llm.base import LLMClient
 from shared.methodology import MethodologyRegistry
-from shared.server import ServiceRegistration, serve
+from shared.server import ServiceRegistration, bootstrap, serve
 
 SERVICE_FULL_NAME: str = extraction_pb2.DESCRIPTOR.services_by_name["ExtractionService"].full_name
 
@@ -71,6 +71,7 @@ def build_registrations(
 async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = ExtractionSettings()
+    bootstrap(settings)  # first: everything below logs
     llm = build_llm_clients(LLMSettings())
     # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
     await llm.warm_up(connect=[LLMClientName.EXTRACTION])

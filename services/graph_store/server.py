@@ -5,7 +5,7 @@ from __future__ import annotations
 from shared.embeddings import Embedder
 from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.methodology import MethodologyRegistry
-from shared.server import ServiceRegistration, serve
+from shared.server import ServiceRegistration, bootstrap, serve
 
 from .app import open_store
 from .servicer import GraphServicer
@@ -29,6 +29,7 @@ def build_registrations(settings: GraphStoreSettings, store: GraphStore) -> list
 async def main() -> None:
     """Migrate, load the embedding model once, serve until SIGTERM/SIGINT (settings from the environment)."""
     settings = GraphStoreSettings()
+    bootstrap(settings)  # first: everything below logs (a first start's model export too)
     methodologies = MethodologyRegistry(settings.config_dir)
     methodologies.all()  # load and validate every methodology now: a broken YAML fails start-up
     embedder = Embedder(

@@ -24,11 +24,9 @@ from services.orchestrator.turns import StageWrapper, TurnService
 from shared.auth import BearerTokenInterceptor
 from shared.db import create_engine
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
-from shared.logging import configure_logging
 from shared.methodology import ConceptRegistry, MethodologyRegistry
 from shared.migrations import upgrade
-from shared.server import GrpcServer, ServiceRegistration, serve
-from shared.telemetry import setup_telemetry
+from shared.server import GrpcServer, ServiceRegistration, bootstrap, serve
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 SERVICE_NAME = "interview.orchestrator.v1.InterviewService"
@@ -66,10 +64,9 @@ class Orchestrator:
 
 async def build(settings: OrchestratorSettings, *, stage_wrapper: StageWrapper | None = None) -> Orchestrator:
     """Migrate the database and wire every component (the YAML is validated here, at start-up)."""
-    # Telemetry first: OpenTelemetry's gRPC client instrumentation only applies to channels created
-    # after it is installed, and the channels to the five internal services are created below.
-    configure_logging(settings)
-    setup_telemetry(settings)
+    # First: everything below logs, and OpenTelemetry's gRPC client instrumentation only applies to
+    # channels created after it is installed (the channels to the five internal services, below).
+    bootstrap(settings)
     schema = settings.database_schema if settings.database_url.startswith("postgresql") else None
     await upgrade(settings.database_url, schema=schema, script_location=MIGRATIONS)
     engine = create_engine(settings.database_url, schema=schema)

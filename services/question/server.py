@@ -14,7 +14,7 @@ from shared.gen.interview.question.v1 import question_pb2, question_pb2_grpc
 from shared.llm import LLMClientName, LLMSettings, build_llm_clients
 from shared.llm.base import LLMClient
 from shared.methodology import MethodologyRegistry
-from shared.server import ServiceRegistration, serve
+from shared.server import ServiceRegistration, bootstrap, serve
 
 SERVICE_FULL_NAME: str = question_pb2.DESCRIPTOR.services_by_name["QuestionService"].full_name
 
@@ -65,6 +65,7 @@ def build_registrations(
 async def main() -> None:
     """Run the service until SIGTERM/SIGINT (settings from the environment)."""
     settings = QuestionSettings()
+    bootstrap(settings)  # first: everything below logs
     llm = build_llm_clients(LLMSettings())
     # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
     await llm.warm_up(connect=[LLMClientName.GENERATION])

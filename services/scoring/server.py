@@ -13,7 +13,7 @@ from services.scoring.settings import ScoringSettings
 from shared.gen.interview.scoring.v1 import scoring_pb2_grpc
 from shared.llm import LLMClient, LLMClientName, LLMSettings, build_llm_clients
 from shared.methodology import MethodologyRegistry
-from shared.server import ServiceRegistration, serve
+from shared.server import ServiceRegistration, bootstrap, serve
 
 SERVICE_NAME = "interview.scoring.v1.ScoringService"
 
@@ -51,6 +51,7 @@ def build_registrations(settings: ScoringSettings, engine: ScoringEngine) -> lis
 async def main() -> None:
     """Run the scoring service until SIGTERM/SIGINT."""
     settings = ScoringSettings()
+    bootstrap(settings)  # first: everything below logs
     clients = build_llm_clients(LLMSettings())
     # The SDKs' first-call set-up and the connection to the provider, paid before SERVING.
     await clients.warm_up(connect=[LLMClientName.SCORING])

@@ -106,6 +106,12 @@ def _model_listing(sdk: anthropic.AsyncAnthropic | openai.AsyncOpenAI) -> Callab
     return listing
 
 
+def _described(client: LLMClient) -> str:
+    """`provider:model` for `llm_clients_ready`; just `local` for an offline client, which calls no
+    model (it keeps the configured model's name, which would only mislead there)."""
+    return client.provider if client.is_offline else f"{client.provider}:{client.model}"
+
+
 def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider | None = None) -> LLMClients:
     """Create the `extraction`, `scoring` and `generation` clients.
 
@@ -181,10 +187,7 @@ def build_llm_clients(settings: LLMSettings, *, tracer_provider: TracerProvider 
             raise ValueError(f"unknown LLM provider {provider!r}")
     if offline:
         log.info("llm_clients_offline", clients=offline)
-    log.info(
-        "llm_clients_ready",
-        clients={name.value: f"{clients[name].provider}:{clients[name].model}" for name in LLMClientName},
-    )
+    log.info("llm_clients_ready", clients={name.value: _described(clients[name]) for name in LLMClientName})
     return LLMClients(
         extraction=clients[LLMClientName.EXTRACTION],
         scoring=clients[LLMClientName.SCORING],
