@@ -9,7 +9,6 @@ between the skip rule, the LLM path and the offline extractor. Both extractors' 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,11 +32,11 @@ from services.extraction.prompts import LLMExtraction, system_prompt, user_promp
 from shared.errors import InvalidArgumentError, NotFoundError
 from shared.llm.base import LLMClient, LLMUsage
 from shared.methodology_models import MethodologyConfig
+from shared.words import words
 
 log = structlog.get_logger(__name__)
 _R = TypeVar("_R")
 
-_WORDS = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 # Words a bare acknowledgement is made of ("yes", "not really, no", "I don't know", "ok sure").
 _FILLER = frozenset(
     {
@@ -107,10 +106,10 @@ class EngineLimits:
 
 def skip_reason(text: str, min_words: int = 3) -> str | None:
     """Why an answer gets no extraction call, or None (SPEC: < 3 words or a bare yes/no/ok reply)."""
-    words = [w.lower().replace("’", "'") for w in _WORDS.findall(text)]
-    if len(words) < min_words:
+    found = [w.lower().replace("’", "'") for w in words(text)]
+    if len(found) < min_words:
         return f"answer has fewer than {min_words} words"
-    if all(w in _FILLER for w in words):
+    if all(w in _FILLER for w in found):
         return "bare yes/no/ok-type reply"
     return None
 

@@ -71,6 +71,12 @@ _REWORDINGS: tuple[str, ...] = (
     "Thinking again about {focus}, ",
 )
 _SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
+# Node types that name where a step of a sequence happens, not a step: a journey's touchpoints
+# ("first the delivery slot, then the driver": the driver is met at a step, not one).
+_PLACE_TYPES = frozenset({"touchpoint"})
+# Node types of what the respondent chose, not a cause of anything: a job's solutions ("the capsule
+# machine leads to under 100 euros" read back a `decided_by` edge as a consequence).
+_CHOSEN_TYPES = frozenset({"solution"})
 # Node types of things the respondent dealt with, went through or chose by (a journey's touchpoints
 # and stages, a job's solutions and the pushes and pulls of a switch, a product's attributes): said
 # back with the article their labels dropped ("the app", "the café", "at the delivery slot", "the
@@ -153,21 +159,21 @@ def agreement(label: str) -> dict[str, str]:
 def ladder(labels: Sequence[str], types: Sequence[str], methodology: MethodologyConfig) -> list[str]:
     """The longest run of `labels` in which each node is a level above the one before.
 
-    A chain along any edges may step sideways ("no adverts" contrasts with "constant adverts"), and
-    a repertory grid's element is placed on a pole, not a reason for it; only the steps up between
-    reasons are said as "leads to". Without the types (or with a type the ontology lacks) the labels
-    are taken as they are.
+    A chain along any edges may step sideways ("no adverts" contrasts with "constant adverts"), a
+    repertory grid's element is placed on a pole, not a reason for it, and a job's solution is
+    chosen by its criteria, not their cause; only the steps up between reasons are said as "leads
+    to". Without the types (or with a type the ontology lacks) the labels are taken as they are.
     """
     nodes = [n for t in types if t and (n := methodology.node_type(t)) is not None]
     if len(nodes) != len(labels):
         return list(labels)
     grid = tpl.method_key(methodology.name) == "repertory_grid"
-    placed = element_types(methodology) if grid else frozenset()
+    placed = element_types(methodology) if grid else _CHOSEN_TYPES
     runs: list[list[str]] = [[]]
     previous = 0
     for label, node in zip(labels, nodes, strict=True):
         if node.name in placed:
-            runs.append([])  # an element ends a run and starts none
+            runs.append([])  # an element (or a choice) ends a run and starts none
             previous = 0
             continue
         if node.level <= previous:
@@ -180,13 +186,14 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
 def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:
     """The longest chain's labels to say back: a sequence's every step, else its ladder."""
     if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
-        # the steps, not who took part in them ("first ward nurse, then going through …"); without
+        # the steps, not who took part in them ("first ward nurse, then going through …") nor where
+        # they happened; without
         # the types (as in `ladder`) the labels are taken as they are
         labels, types = graph.longest_chain_labels, graph.longest_chain_types
         if len(types) != len(labels):
             return list(labels)
-        people = participant_types(methodology)
-        return [label for label, kind in zip(labels, types, strict=True) if kind not in people]
+        aside = participant_types(methodology) | _PLACE_TYPES
+        return [label for label, kind in zip(labels, types, strict=True) if kind not in aside]
     return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
 
 

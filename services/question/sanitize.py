@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from services.question.text import lower_first, squash
+from shared.words import WORD
 
 _FENCE = re.compile(r"```[a-zA-Z]*")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*", re.MULTILINE)
@@ -64,7 +65,8 @@ _LEADING_TAIL = re.compile(
 _IMPERATIVE = re.compile(
     r"^(?:tell me|describe|walk me|talk me|share|explain|give me|say more)\b", re.IGNORECASE
 )
-_WORD = re.compile(r"[A-Za-z0-9]+")
+# A word of any script (shared.words): a question in Greek or Chinese is no shorter than in English.
+_WORD = WORD
 _LEAD_IN_MAX_WORDS = 40  # play-backs (validate/reflect) restate a chain before asking
 
 

@@ -14,7 +14,7 @@ from services.scoring.rubric.models import Rubric
 from shared.methodology_models import MethodologyConfig
 from shared.node_tracker import NodeStateTracker
 
-_LABEL_WORD = re.compile(r"[a-z0-9]+")
+_LABEL_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
 _LABEL_STOP = frozenset({"a", "an", "the", "of", "to", "and", "or", "for", "in", "on", "with", "my", "it"})
 
 

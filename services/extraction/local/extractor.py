@@ -11,6 +11,7 @@ the node the question is about). The items then pass the same validation as the 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from spacy.matcher import PhraseMatcher
@@ -19,7 +20,7 @@ from spacy.tokens import Doc, Span
 from services.extraction.checking import RawConcept, RawRelationship
 from services.extraction.chunks import split_at
 from services.extraction.filler import inside, meta_spans
-from services.extraction.local.candidates import Candidate, CandidateFinder
+from services.extraction.local.candidates import Candidate, CandidateFinder, is_content
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates, opening_event
 from services.extraction.local.framing import (
@@ -29,6 +30,7 @@ from services.extraction.local.framing import (
     split_clefts,
     stated_reasons,
 )
+from services.extraction.local.labels import shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
 from services.extraction.local.remention import kept_types, rementions, restated_anchor
 from services.extraction.local.rules import (
@@ -236,15 +238,37 @@ def chooser_types(methodology: MethodologyConfig) -> list[str]:
 
 
 def _outside(doc: Doc, cands: list[Candidate], meta: list[tuple[int, int]]) -> list[Candidate]:
-    """Candidates whose label words are not all inside a filler/meta segment."""
+    """Candidates whose label words are not all inside a filler/meta segment; a label that starts
+    inside one ("(strictly) speaking, the consultant said at nine") keeps only its words after it."""
     if not meta:
         return cands
     out = []
     for c in cands:
         first, last = doc[c.label_tokens[0]], doc[c.label_tokens[-1]]
-        if not inside(meta, first.idx, last.idx + len(last.text)):
-            out.append(c)
+        if inside(meta, first.idx, last.idx + len(last.text)):
+            continue
+        lead_end = next((b for a, b in meta if a <= first.idx < b), None)
+        kept = c if lead_end is None else _after_lead(doc, c, lead_end)
+        if kept is not None:
+            out.append(kept)
     return out
+
+
+def _after_lead(doc: Doc, cand: Candidate, lead_end: int) -> Candidate | None:
+    """`cand` with the label words before character `lead_end` (a filler lead-in) left out."""
+    shaped = shape_label(doc, [i for i in cand.label_tokens if doc[i].idx >= lead_end])
+    if shaped is None:
+        return None
+    label, kept = shaped
+    if not any(is_content(doc[i]) for i in kept):
+        return None
+    # Lemmas only where the candidate carried them (the cue finder's candidates do, rules' do not).
+    lemmas = (
+        frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
+        if cand.lemmas
+        else cand.lemmas
+    )
+    return replace(cand, label=label, label_tokens=kept, lemmas=lemmas)
 
 
 def _in_particular(cands: list[Candidate], lex: CueLexicon) -> list[Candidate]:

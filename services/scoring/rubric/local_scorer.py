@@ -32,7 +32,8 @@ from services.scoring.rubric import lexicon as lx
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS, Rubric, RubricScore
 from shared.llm.base import LLMUsage
 
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’:\-]*")
+# Letters and digits of any script ("café", "кофемолку"), with inner apostrophes, colons, hyphens.
+_WORD = re.compile(r"[^\W_](?:[^\W_]|['’:\-])*")
 _SENTENCE_SPLIT = re.compile(r"[.!?;]+(?:\s+|$)")
 _CLAUSE_SPLIT = re.compile(r"([.!?;:,]+)")  # the delimiters are kept: a sentence end resets a restatement
 _DIGIT = re.compile(r"\d")
@@ -364,21 +365,26 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
 
 
 def score_depth(f: LexicalFeatures) -> tuple[int, str]:
-    """Idea units and length → 1–5."""
+    """Idea units and length → 1–5; a short answer that gives a reason or a motive is moderate."""
     units, words = f.idea_units, f.word_count
+    # "Because I can hear cars coming", "It means I feel safe": a terse respondent's rung of a
+    # ladder. Read as shallow, six of them in a row ended the interview (quality_degraded) while
+    # each one added to the graph.
+    explains = f.reasons > 0 or f.motives > 0
     if units == 0 or words <= 1:
         score = 1
     elif units == 1:
-        score = 2
+        score = 3 if explains else 2
     elif units == 2:
-        score = 3 if words >= 12 else 2
+        score = 3 if words >= 12 or explains else 2
     elif units <= 4:
         score = 4 if words >= 25 else 3
     elif units <= 6 and words < 45:
         score = 4
     else:
         score = 5
-    return score, f"{f.idea_units} idea unit(s) in {f.word_count} words"
+    because = ", with a reason or motive" if explains else ""
+    return score, f"{f.idea_units} idea unit(s) in {f.word_count} words{because}"
 
 
 def score_specificity(f: LexicalFeatures) -> tuple[int, str]:

@@ -42,6 +42,12 @@ def _request(text: str = ANSWER, **kw: Any) -> ExtractionRequest:
         ("Yeah, I think so.", True),
         ("Battery life, mostly.", False),
         ("No, the price matters more.", False),
+        # Words of any script count: these were read as "fewer than 3 words" once.
+        ("Я начал искать кофемолку в прошлом месяце.", False),
+        ("Le café crème, toujours.", False),
+        ("ＦＵＬＬ width ｔｅｘｔ and more", False),
+        ("我每天早上都喝咖啡", False),
+        ("Да.", True),
     ],
 )
 def test_skip_rule(text: str, skipped: bool) -> None:

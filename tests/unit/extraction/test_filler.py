@@ -100,3 +100,21 @@ def test_an_llm_filler_label_is_dropped_with_a_warning(methodologies: Methodolog
     assert any("filler" in w for w in warnings)
     assert is_filler_label("don't think there's anything deeper")
     assert not is_filler_label("not sure it's worth the price")
+
+
+async def test_a_label_starting_in_a_lead_in_keeps_only_what_follows_it(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # The sceptical persona's opener: the clause's label used to start at "speaking".
+    request = ExtractionRequest(
+        session_id="s",
+        utterance_id="u",
+        text="Strictly speaking, the consultant said at nine that I was fit to leave, which meant I sat "
+        "in my coat until four waiting for the letter.",
+        question="Could you tell me about one specific time with hospital discharge that you remember well?",
+        methodology="critical_incident",
+        concept=ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"),
+    )
+    labels = [c.label for c in (await offline_engine.extract(request)).concepts]
+    assert "consultant said at nine" in labels
+    assert not [label for label in labels if "speaking" in label]

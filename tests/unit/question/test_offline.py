@@ -800,3 +800,25 @@ def test_a_journey_playback_calls_what_it_lists_no_stages(
     )
     assert any("there being no evening slots left" in q for q in asked), asked
     assert not any("stages" in q for q in asked), asked
+
+
+def test_a_journey_is_said_without_where_its_steps_happen(methodologies: MethodologyRegistry) -> None:
+    # "…, then the driver turning up with the crates, then the driver": a touchpoint is no step
+    journey = methodologies.get("customer_journey_mapping")
+    graph = GraphDigest(
+        node_count=3,
+        longest_chain_labels=("plan the weekly shop", "delivery arrives on tuesday", "driver"),
+        longest_chain_types=("stage", "stage", "touchpoint"),
+    )
+    assert chain_to_say(graph, journey) == ["plan the weekly shop", "delivery arrives on tuesday"]
+
+
+def test_a_jobs_solution_is_not_said_as_a_cause(methodologies: MethodologyRegistry) -> None:
+    # "the capsule machine leads to under 100 euros" read a `decided_by` edge as a consequence
+    jtbd = methodologies.get("jobs_to_be_done")
+    graph = GraphDigest(
+        node_count=4,
+        longest_chain_labels=("capsule machine", "under 100 euros", "proper coffee at home", "a calm start"),
+        longest_chain_types=("solution", "hiring_criterion", "desired_outcome", "job"),
+    )
+    assert chain_to_say(graph, jtbd) == ["under 100 euros", "proper coffee at home", "a calm start"]

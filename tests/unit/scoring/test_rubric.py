@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from services.scoring.rubric.calibrate import agreement, load_labelled
 from services.scoring.rubric.llm_scorer import LLMRubricScorer
-from services.scoring.rubric.local_scorer import LocalRubricScorer, extract_features
+from services.scoring.rubric.local_scorer import LocalRubricScorer, extract_features, score_depth
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS
 from services.scoring.server import build_scorer
 from shared.errors import LLMInvalidOutputError
@@ -186,3 +186,28 @@ def test_offline_client_selects_the_local_scorer(fake_llm: FakeLLMServer) -> Non
     assert isinstance(build_scorer(None), LocalRubricScorer)
     with pytest.raises(ValueError, match="networked"):
         LLMRubricScorer(offline.scoring)
+
+
+def test_words_of_any_script_are_counted() -> None:
+    # "0 idea unit(s) in 0 words" was the offline rubric of a Russian answer.
+    features = extract_features("Why?", "Я начал искать кофемолку, потому что молотый кофе казался несвежим.")
+    assert features.word_count == 10
+    assert extract_features("Why?", "Le café crème, toujours.").word_count == 4
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "depth"),
+    [
+        # A terse respondent's rungs of a ladder: a reason, a motive.
+        ("Why does hearing the traffic matter?", "Because I can hear cars and cyclists coming.", 3),
+        ("What does that give you?", "It means I feel safe running on the road.", 3),
+        ("Why?", "So that I can relax.", 3),
+        # Short and explaining nothing: still shallow, or surface.
+        ("What do you look for?", "Battery life.", 2),
+        ("What do you look for?", "Battery life and the price, mostly.", 2),
+        ("Anything else?", "Nothing really.", 1),
+    ],
+)
+def test_a_short_answer_that_explains_is_moderate(question: str, answer: str, depth: int) -> None:
+    score, rationale = score_depth(extract_features(question, answer))
+    assert score == depth, rationale
