@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 PROTOS := $(shell find protos -name '*.proto')
 GEN_STAMP := shared/gen/.stamp
+# Where CPU-only PyTorch builds live, for a pip that has no `+cpu` wheel of its own (PyPI has none).
+TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 # PostgreSQL for the tests: the variable wins; otherwise a local server if one answers.
 TEST_DATABASE_URL ?= $(shell pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && echo postgresql+asyncpg://postgres@127.0.0.1:5432/postgres)
 export TEST_DATABASE_URL
@@ -23,14 +25,22 @@ help:
 	@echo "make protos   regenerate shared/gen from protos/"
 	@echo "make bench    run the benchmarks (writes reports under .bench/)"
 	@echo "make trace    where a turn's time goes, call by call, from the services' spans (.bench/trace/)"
+	@echo "make simulate synthetic interviews, concept x persona (reports under reports/simulation/)"
+	@echo "make e2e      end-to-end tests; make e2e-compose the same against docker compose"
+	@echo "make install  virtualenv, packages, npm tools and generated code (every target runs it)"
+	@echo "make clean    remove generated code, caches and benchmark output (not .venv, not data/)"
 
 install: $(STAMP) $(NODE_STAMP) $(GEN_STAMP)
 
-# CPU torch first: a plain `torch` requirement would pull several GB of CUDA packages.
+# CPU torch first: a plain `torch` requirement would pull several GB of CUDA packages. The constraint
+# pins the `+cpu` build: found where pip is configured with it (a local wheel folder), else fetched
+# from PyTorch's CPU index.
 $(STAMP): pyproject.toml constraints.txt
 	test -d $(VENV) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
+	@$(PY) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "$(VENV) has Python " + sys.version.split()[0] + "; the suite needs 3.11 (install python3.11, then remove $(VENV))")'
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -c constraints.txt torch==2.13.0
+	$(PIP) install -q -c constraints.txt torch==2.13.0 2>/dev/null \
+		|| $(PIP) install -q -c constraints.txt --extra-index-url $(TORCH_INDEX_URL) torch==2.13.0
 	$(PIP) install -q -c constraints.txt -e '.[dev]'
 	touch $@
 

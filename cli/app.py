@@ -69,8 +69,12 @@ def build_parser(settings: ClientSettings) -> argparse.ArgumentParser:
 
     start = command("start", cmd_start, help="create a session; print its id and opening question")
     start.add_argument("concept_id")
-    start.add_argument("--methodology", default="")
-    start.add_argument("--max-turns", type=_positive, default=0)
+    # Also accepted before the subcommand (the top-level options): the subcommand's copies only
+    # override what they are given, or their defaults would silently replace the earlier values.
+    start.add_argument("--methodology", default=argparse.SUPPRESS, help="methodology override")
+    start.add_argument(
+        "--max-turns", type=_positive, default=argparse.SUPPRESS, help="0 = the concept's default"
+    )
     start.add_argument("--json", action="store_true", help="print the CreateSession response as JSON")
 
     answer = command("answer", cmd_answer, help="answer the next turn of a session")

@@ -48,12 +48,17 @@ def service_ports(env: Mapping[str, str]) -> dict[str, int]:
 
 
 def child_env(env: Mapping[str, str], ports: Mapping[str, int]) -> dict[str, str]:
-    """The environment every child gets: its own port plus where the orchestrator finds the others."""
+    """The environment every child gets: its own port plus where the orchestrator finds the others.
+
+    The five internal services listen on the loopback interface unless `<SVC>_HOST` says otherwise:
+    only the orchestrator calls them, from this machine, and they take no credentials. The
+    orchestrator keeps its own default (every interface), as a deployment's public port does."""
     out = dict(env)
     for name, var, _ in SERVICES:
         out[var] = str(ports[name])
         if name != "orchestrator":
             out.setdefault(f"ORCHESTRATOR_{name.upper()}_TARGET", f"127.0.0.1:{ports[name]}")
+            out.setdefault(f"{name.upper()}_HOST", "127.0.0.1")
     return out
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
@@ -41,6 +41,7 @@ class ServiceSettings(BaseSettings):
         default=0, ge=0, le=65535, description="TCP port of the gRPC server; 0 picks a free port (tests)."
     )
     log_level: LogLevel = Field(default="INFO", description="Minimum level of emitted log lines.")
+
     log_json: bool = Field(
         default=True, description="One JSON object per log line (True) or human-readable console output."
     )
@@ -84,6 +85,12 @@ class ServiceSettings(BaseSettings):
     config_dir: Path = Field(
         default=Path("config"), description="Directory holding methodologies/ and concepts/ YAML."
     )
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_capitals(cls, value: object) -> object:
+        # `LOG_LEVEL=debug` is how most tools spell it; the logging module wants capitals.
+        return value.strip().upper() if isinstance(value, str) else value
 
     def grpc_options(self) -> list[tuple[str, int]]:
         """Channel/server options derived from these settings (message size limits)."""

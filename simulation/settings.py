@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -16,7 +16,10 @@ class SimulationSettings(BaseSettings):
 
     target: str = Field(default="127.0.0.1:50051", description="host:port of the public InterviewService.")
     token: SecretStr | None = Field(
-        default=None, description="Bearer token, when the orchestrator requires one."
+        default=None,
+        # The orchestrator's own variable too: `make simulate` starts the services with it.
+        validation_alias=AliasChoices("SIMULATION_TOKEN", "ORCHESTRATOR_AUTH_TOKEN"),
+        description="Bearer token, when the orchestrator requires one.",
     )
     config_dir: Path = Field(
         default=Path("config"), description="Holds methodologies/, concepts/, personas/, scenarios/."

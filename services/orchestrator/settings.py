@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from shared.settings import ServiceSettings
@@ -88,3 +88,13 @@ class OrchestratorSettings(ServiceSettings):
     )
     tls_cert_file: str | None = Field(default=None, description="PEM certificate for TLS on the public port.")
     tls_key_file: str | None = Field(default=None, description="PEM private key for TLS on the public port.")
+
+    @model_validator(mode="after")
+    def _tls_needs_both_files(self) -> Self:
+        # One of the two alone would serve plaintext on a port its operator meant to protect.
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            given, missing = (
+                ("tls_cert_file", "tls_key_file") if self.tls_cert_file else ("tls_key_file", "tls_cert_file")
+            )
+            raise ValueError(f"{given} is set but {missing} is not: TLS needs both files")
+        return self

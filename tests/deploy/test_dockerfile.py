@@ -22,6 +22,7 @@ from grpc_health.v1._async import HealthServicer
 
 from tests.deploy.helpers import ROOT
 from tests.ports import closed_port
+from tests.tls import self_signed
 
 DOCKERFILE = ROOT / "deploy" / "docker" / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
@@ -311,3 +312,47 @@ async def test_probe_fails_when_nothing_listens() -> None:
 async def test_probe_without_a_port_is_unhealthy_not_reserved_exit_2() -> None:
     code, output = await probe()
     assert code == 1 and "no port" in output, output
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def tls_health_server(tmp_path: Path) -> AsyncIterator[tuple[int, Path]]:
+    """A grpc.aio health server serving TLS with a self-signed `localhost` certificate: (port, cert)."""
+    cert_file, key_file = self_signed(tmp_path)
+    server = grpc.aio.server()
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    credentials = grpc.ssl_server_credentials([(key_file.read_bytes(), cert_file.read_bytes())])
+    port = server.add_secure_port("127.0.0.1:0", credentials)
+    await server.start()
+    await health.set("", SERVING)
+    try:
+        yield port, cert_file
+    finally:
+        await server.stop(None)
+
+
+async def test_probe_speaks_tls_to_a_tls_port(tls_health_server: tuple[int, Path]) -> None:
+    port, cert = tls_health_server
+    code, output = await probe("--port", str(port), "--tls", "--ca", str(cert), "--server-name", "localhost")
+    assert (code, "SERVING" in output) == (0, True), output
+    # Plaintext against the TLS port, or TLS without the roots that signed it, is unhealthy.
+    plain, _ = await probe("--port", str(port), "--timeout", "2")
+    untrusted, _ = await probe("--port", str(port), "--timeout", "2", "--tls", "--server-name", "localhost")
+    assert (plain, untrusted) == (1, 1)
+
+
+async def test_probe_reads_its_tls_settings_from_the_environment(
+    tls_health_server: tuple[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port, cert = tls_health_server
+    monkeypatch.setenv("HEALTHCHECK_TLS", "true")
+    monkeypatch.setenv("HEALTHCHECK_CA_FILE", str(cert))
+    monkeypatch.setenv("HEALTHCHECK_SERVER_NAME", "localhost")
+    code, output = await probe("--port", str(port))
+    assert code == 0, output
+
+
+async def test_probe_with_an_unreadable_ca_file_is_unhealthy(tls_health_server: tuple[int, Path]) -> None:
+    port, _ = tls_health_server
+    code, output = await probe("--port", str(port), "--tls", "--ca", "/nonexistent/ca.pem")
+    assert code == 1 and "cannot read the CA file /nonexistent/ca.pem" in output, output

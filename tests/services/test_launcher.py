@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 
 from cli.connection import SERVICE_NAME, Client, ConnectionOptions, open_channel, wait_until_serving
-from services.launcher import wait_healthy
+from services.launcher import child_env, service_ports, wait_healthy
 from simulation.client import SERVICE, InterviewClient
 from tests.ports import closed_port
 
@@ -74,3 +74,13 @@ async def test_pollers_see_a_server_that_opens_its_port_late() -> None:
 
 async def test_launcher_gives_up_on_a_port_that_never_opens() -> None:
     assert await wait_healthy(closed_port(), 1.5) is False
+
+
+def test_internal_services_listen_on_loopback_unless_told_otherwise() -> None:
+    ports = service_ports({})
+    env = child_env({"SCORING_HOST": "0.0.0.0"}, ports)
+    internal = ("EXTRACTION", "GRAPH_STORE", "CANONICAL_SLOTS", "QUESTION")
+    assert {env[f"{name}_HOST"] for name in internal} == {"127.0.0.1"}
+    assert env["SCORING_HOST"] == "0.0.0.0"  # an explicit setting wins
+    assert "ORCHESTRATOR_HOST" not in env  # the public port keeps its own default
+    assert env["ORCHESTRATOR_GRAPH_STORE_TARGET"] == f"127.0.0.1:{ports['graph_store']}"

@@ -3,7 +3,6 @@ bearer-token auth and TLS. Full interviews with every dependency are in tests/in
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,6 @@ import grpc
 import grpc.aio
 import pytest
 import pytest_asyncio
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -25,6 +20,7 @@ from services.orchestrator.server import SERVICE_NAME, build, server_for
 from services.orchestrator.settings import OrchestratorSettings
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
+from tests.tls import self_signed
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 # Nothing listens here: the RPCs under test must fail before any dependency is called.
@@ -127,33 +123,8 @@ async def test_bearer_token_is_required_when_configured(tmp_path: Path) -> None:
         assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_file, key_file
-
-
 async def test_tls_on_the_public_port(tmp_path: Path) -> None:
-    cert_file, key_file = _self_signed(tmp_path)
+    cert_file, key_file = self_signed(tmp_path)
     app = await build(_settings(tmp_path, tls_cert_file=str(cert_file), tls_key_file=str(key_file)))
     async with server_for(app) as running:
         credentials = grpc.ssl_channel_credentials(root_certificates=cert_file.read_bytes())

@@ -20,6 +20,16 @@ def test_connection_options_work_before_and_after_the_subcommand() -> None:
     assert parser.parse_args([]).command is None  # interactive
 
 
+def test_start_options_work_before_and_after_the_subcommand() -> None:
+    parser = build_parser(ClientSettings())
+    before = parser.parse_args(["--methodology", "jobs_to_be_done", "--max-turns", "5", "start", "c1"])
+    after = parser.parse_args(["start", "c1", "--methodology", "critical_incident", "--max-turns", "7"])
+    plain = parser.parse_args(["start", "c1"])
+    assert (before.methodology, before.max_turns, before.concept_id) == ("jobs_to_be_done", 5, "c1")
+    assert (after.methodology, after.max_turns) == ("critical_incident", 7)
+    assert (plain.methodology, plain.max_turns) == ("", 0)
+
+
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INTERVIEW_TARGET", "env-host:7")
     monkeypatch.setenv("ORCHESTRATOR_AUTH_TOKEN", "from-orchestrator")

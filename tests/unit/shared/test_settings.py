@@ -61,6 +61,12 @@ def test_invalid_env_values_are_rejected(monkeypatch: pytest.MonkeyPatch, name: 
     assert info.value.errors()[0]["loc"][0] == name.removeprefix("DEMO_SVC_").lower()
 
 
+@pytest.mark.parametrize("value", ["debug", " Debug", "DEBUG"])
+def test_log_level_is_read_in_any_case(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("DEMO_SVC_LOG_LEVEL", value)
+    assert DemoSettings().log_level == "DEBUG"
+
+
 def test_every_field_is_documented() -> None:
     undocumented = [name for name, field in ServiceSettings.model_fields.items() if not field.description]
     assert undocumented == []

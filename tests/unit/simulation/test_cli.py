@@ -66,3 +66,13 @@ def test_wait_reports_a_service_that_is_not_there(capsys: pytest.CaptureFixture[
     port = closed_port()
     assert main(["wait", "--target", f"127.0.0.1:{port}", "--timeout", "0.5"], _settings()) == 1
     assert "not serving" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("variable", ["SIMULATION_TOKEN", "ORCHESTRATOR_AUTH_TOKEN"])
+def test_token_comes_from_its_own_or_the_orchestrators_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    # `make simulate` starts the services with the environment it was given, token included.
+    monkeypatch.setenv(variable, "s3cret")
+    token = SimulationSettings().token
+    assert token is not None and token.get_secret_value() == "s3cret"
