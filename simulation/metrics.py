@@ -24,7 +24,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from simulation.matching import ElementMatcher, Match
-from simulation.records import GraphSnapshot, QuestionMetrics, RecallMetrics, RunMetrics, RunRecord
+from simulation.records import (
+    GraphSnapshot,
+    QuestionMetrics,
+    RecallMetrics,
+    RunMetrics,
+    RunRecord,
+    TurnRecord,
+)
 from simulation.scenarios import Chain, HiddenLink, Scenario
 from simulation.text import Lemmatizer, jaccard, normalise_question
 
@@ -137,10 +144,12 @@ def recall_metrics(
     progress = []
     for chain in scenario.chains:
         progress.append(sum(1 for e in chain.elements if e in recovered) / len(chain.elements))
-        if _walks(chain.elements, _links_along(scenario, chain), nodes_of, pairs):
-            completed += 1
+        walked = _walks(chain.elements, _links_along(scenario, chain), nodes_of, pairs)
+        completed += int(walked)
         first, last = nodes_of.get(chain.elements[0], set()), nodes_of.get(chain.elements[-1], set())
-        if first and last and (first & last or _connected(graph, first, last)):
+        # A completed chain connects its ends by definition, also one without hidden links (a
+        # repertory grid's set of elements), whose ends no edge joins.
+        if walked or (first and last and (first & last or _connected(graph, first, last))):
             connected += 1
     canonical = _canonical_chains(scenario, graph, nodes_of, pairs)
     total, n_links = len(scenario.elements), len(scenario.links)
@@ -235,6 +244,18 @@ def question_metrics(
     )
 
 
+def asked_strategies(record: RunRecord) -> list[tuple[int, TurnRecord]]:
+    """(turn of a question, the turn record whose strategy chose it), for every question after the
+    opening one that the respondent was asked in this record.
+
+    The strategy a turn's result selects asks the *next* question: the transcript's question n
+    comes from turn n − 1's strategy and focus, and the strategy selected after the last answer
+    asks nothing (the interview ended, or the run stopped there). Timelines and counts keyed by the
+    question keep the plots in step with the transcript table."""
+    last = record.turns[-1].turn if record.turns else 0
+    return [(t.turn + 1, t) for t in record.turns if t.strategy and t.turn < last]
+
+
 def compute(
     record: RunRecord, scenario: Scenario, lemmatizer: Lemmatizer, embedder: Embedder | None = None
 ) -> RunMetrics:
@@ -246,6 +267,7 @@ def compute(
     interviewer = record.session.usage
     respondent = record.respondent_usage
     behaviours: Counter[str] = Counter(b for t in record.turns for b in t.behaviours)
+    asked = asked_strategies(record)
     return RunMetrics(
         recall=recall,
         questions=question_metrics(record.questions, lemmatizer, embedder, reworded_questions(record)),
@@ -258,10 +280,10 @@ def compute(
         graph_chain_completion_ratio=record.graph.chain_completion_ratio,
         graph_has_complete_chain=record.graph.has_complete_chain,
         graph_complete_chain_count=record.graph.complete_chain_count,
-        strategy_counts=dict(Counter(t.strategy for t in record.turns if t.strategy)),
+        strategy_counts=dict(Counter(t.strategy for _, t in asked)),
         timeline=[
-            {"turn": t.turn, "strategy": t.strategy, "focus": t.focus_label, "phase": t.phase}
-            for t in record.turns
+            {"turn": turn, "strategy": t.strategy, "focus": t.focus_label, "phase": t.phase}
+            for turn, t in asked
         ],
         question_kinds=dict(Counter(t.respondent_kind for t in record.turns if t.respondent_kind)),
         behaviours=dict(behaviours),

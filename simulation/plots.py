@@ -1,7 +1,7 @@
 """PNG plots of one run, drawn with matplotlib's Agg canvas (no pyplot, no display, no global state).
 
 * `graph_growth.png` — nodes, edges and hidden elements revealed, per turn;
-* `strategy_timeline.png` — the strategy selected at each turn, with the focus label;
+* `strategy_timeline.png` — the strategy that chose each question, with the focus label;
 * `signals.png` — a few numeric signals per turn (from TurnResult.signals);
 * `final_graph.png` — the final surface graph in layers by ontology level, node types coloured,
   nodes matched to hidden elements outlined.
@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from simulation.metrics import asked_strategies
 from simulation.records import RunRecord
 
 PREFERRED_SIGNALS = (
@@ -70,15 +71,18 @@ def graph_growth(record: RunRecord, path: Path, elements_total: int) -> Path:
 
 
 def strategy_timeline(record: RunRecord, path: Path) -> Path:
-    """One marker per turn on the row of the selected strategy, labelled with the focus."""
+    """One marker per question on the row of the strategy that chose it, labelled with the focus
+    (turn n's question comes from the strategy selected after answer n − 1, as in the report's
+    transcript table)."""
+    asked = asked_strategies(record)
     order: list[str] = []
-    for t in record.turns:
-        if t.strategy and t.strategy not in order:
+    for _, t in asked:
+        if t.strategy not in order:
             order.append(t.strategy)
     fig = Figure(figsize=(10, 1.2 + 0.45 * max(len(order), 1)))
     ax = fig.add_subplot()
     rows = {name: i for i, name in enumerate(order)}
-    points = [(t.turn, rows[t.strategy], t.focus_label) for t in record.turns if t.strategy]
+    points = [(turn, rows[t.strategy], t.focus_label) for turn, t in asked]
     if points:
         ax.plot([p[0] for p in points], [p[1] for p in points], color="lightgrey", zorder=1)
         ax.scatter(

@@ -89,8 +89,8 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
         ),
         (
             "repeated questions (exact / near)",
-            f"{q.exact_repeats} / {q.near_repeats} of {q.count} "
-            f"({_pct(q.repeated_rate_exact)} / {_pct(q.repeated_rate_near)})"
+            f"{q.exact_repeats} / {q.near_repeats} of the {max(q.count - 1 - q.rewordings, 0)} questions "
+            f"after the first ({_pct(q.repeated_rate_exact)} / {_pct(q.repeated_rate_near)})"
             + (f"; {q.rewordings} reworded on request, not counted" if q.rewordings else ""),
         ),
         (

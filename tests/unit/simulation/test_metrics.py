@@ -11,7 +11,7 @@ from simulation.metrics import compute, question_metrics, recall_metrics
 from simulation.records import GraphEdge, GraphNode
 from simulation.scenarios import Scenario
 from simulation.text import Lemmatizer
-from tests.unit.simulation.support import sample_record
+from tests.unit.simulation.support import mini_scenario_data, sample_record
 
 
 def test_recall_on_a_constructed_graph(mini_scenario: Scenario, lemmatizer: Lemmatizer) -> None:
@@ -152,8 +152,21 @@ def test_compute_fills_every_section(mini_scenario: Scenario, lemmatizer: Lemmat
     m = compute(record, mini_scenario, lemmatizer)
     assert m.turns == 4
     assert m.termination_reason == "max_turns"
-    assert m.strategy_counts == {"explore": 2, "deepen": 2}
-    assert [t["strategy"] for t in m.timeline] == ["explore", "deepen", "deepen", "explore"]
+    # Turn n's strategy asks question n + 1; the one chosen after the last answer asks nothing.
+    assert m.strategy_counts == {"explore": 1, "deepen": 2}
+    assert [(t["turn"], t["strategy"]) for t in m.timeline] == [(2, "explore"), (3, "deepen"), (4, "deepen")]
+    assert m.timeline[1]["focus"] == "noise cancelling"  # question 3 was about turn 2's focus
     assert m.questions.exact_repeats == 1  # turn 3 repeats turn 2's question
     assert m.behaviours == {"hedge": 1}
     assert m.graph_nodes == 6 and m.graph_edges == 3
+
+
+def test_a_completed_chain_without_links_counts_as_connected(lemmatizer: Lemmatizer) -> None:
+    # A repertory grid's set of elements: no hidden links, so no edge joins its ends; once every
+    # element is found it is complete, and "connected" must not read lower than "completed".
+    data = mini_scenario_data()
+    data["chains"].append({"id": "attributes", "kind": "elements", "elements": ["a_noise", "a_battery"]})
+    scenario = Scenario.model_validate(data)
+    record = sample_record()
+    r = recall_metrics(scenario, record.graph, ElementMatcher(scenario, lemmatizer), set(), set())
+    assert (r.chains_completed, r.chains_connected, r.chains_total) == (2, 2, 3)

@@ -27,7 +27,8 @@ def test_record_and_report(tmp_path: Path, mini_scenario: Scenario, lemmatizer: 
     text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
     assert "| ground-truth element recall | 71% (5/7; type agrees: 71%) |" in text
     assert "| hidden link recall | 60% (3/5; typed 2); of revealed: 67% |" in text
-    assert "| repeated questions (exact / near) | 1 / 1 of 4 (33% / 33%) |" in text
+    repeats = "| repeated questions (exact / near) | 1 / 1 of the 3 questions after the first (33% / 33%) |"
+    assert repeats in text
     assert "![final graph](final_graph.png)" in text
     assert (
         "| 2 | explore |  | Why is noise cancelling important to you? |" in text
