@@ -172,6 +172,8 @@ CLARIFY_RULES: tuple[_Rule, ...] = (
         0.8,
         "did not catch the question",
     ),
+    # A bare "?" (or "??", "?!"): the respondent did not follow the question.
+    _r(Intent.CLARIFICATION_REQUEST, r"^[?!.\s]*\?[?!.\s]*$", 0.8, "answers with a question mark alone"),
     _r(
         Intent.CLARIFICATION_REQUEST,
         r"\bi\s+didn'?t\s+(?:catch|understand|follow|get)\s+(?:that|the question|what you)\b",

@@ -69,6 +69,12 @@ def test_asking_what_the_question_is_for_is_a_clarification_request() -> None:
     assert result.intent is Intent.CLARIFICATION_REQUEST
 
 
+@pytest.mark.parametrize("text", ["?", " ?? ", "?!", "...?"])
+def test_a_question_mark_alone_is_a_clarification_request(text: str) -> None:
+    result = IntentClassifier().classify(text, question="Why does the secure fit matter to you?")
+    assert result.intent is Intent.CLARIFICATION_REQUEST
+
+
 def test_confidence_and_rationale_are_reported() -> None:
     result = IntentClassifier().classify("Can we stop the interview here?")
     assert result.intent is Intent.STOP_REQUEST

@@ -1145,3 +1145,29 @@ async def test_the_product_had_before_is_no_property(
     typed = {(c.node_type, c.label) for c in result.concepts}
     assert expected <= typed, typed
     assert unwanted is None or not any(unwanted in label for _, label in typed), typed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A value said plainly, with a hedge or a degree in the cue: these gave no node at all.
+        (
+            "Family closeness is probably the most important thing in my life.",
+            ("family closeness", "terminal_value"),
+        ),
+        ("Peace of mind matters most to me.", ("peace of mind", "terminal_value")),
+        ("Being a patient parent matters a lot to me.", ("patient parent", "instrumental_value")),
+        ("Being productive is very important to me.", ("being productive", "instrumental_value")),
+    ],
+)
+async def test_a_value_said_plainly_is_a_value_node(
+    offline_engine: ExtractionEngine, text: str, expected: tuple[str, str]
+) -> None:
+    result = await extract(
+        offline_engine,
+        text,
+        "Why is that important to you?",
+        methodology="means_end_chain",
+        concept=ConceptBrief(id="headphones", name="Wireless headphones"),
+    )
+    assert expected in [(c.label, c.node_type) for c in result.concepts]
