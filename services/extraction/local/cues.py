@@ -121,6 +121,10 @@ class LexiconFile(BaseModel):
     # you think it went that way?" is answered by retelling it, and "I was readmitted" stays an
     # outcome (else its explanation links to it as a lesson)
     question_types_override_cues: bool = True
+    # question type -> other node types that answer the same question: an item a cue of one of them
+    # typed keeps that type even where the question's type overrides cues ("What held you back?"
+    # "I always chatted with the barista": a habit holds back as an anxiety does)
+    question_type_siblings: dict[str, list[str]] = Field(default_factory=dict)
     # node type -> the type of the other side of a contrast ("whereas …"): emergent → implicit pole
     contrast_types: dict[str, str] = Field(default_factory=dict)
     # node type of what follows the verb when two or more vocabulary/noun items are its subject

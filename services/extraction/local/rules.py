@@ -198,8 +198,11 @@ def question_typed(
     )
     if node_type is None:
         return []
+    siblings = set(lex.spec.question_type_siblings.get(node_type, ()))
     for c in cands:
         if c.from_noun or c.source.startswith("phrase:"):
+            continue
+        if c.node_type in siblings and _typed_by_cue(c):
             continue
         if c.node_type != node_type and (lex.spec.question_types_override_cues or not _typed_by_cue(c)):
             c.node_type, c.asked = node_type, True

@@ -84,3 +84,18 @@ async def test_what_the_old_way_made_you_is_a_push(offline_engine: ExtractionEng
     assert not any(t == "push" for t, _ in _nodes(thought)), _nodes(thought)
     felt = await _extract(offline_engine, "The capsule machine made me feel like a grown-up.", "Why?")
     assert ("pull", "feel like a grown-up") in _nodes(felt), _nodes(felt)
+
+
+async def test_a_habit_that_held_the_switch_back_stays_a_habit(offline_engine: ExtractionEngine) -> None:
+    # "What held you back?" asks for anxieties, but a habit holds a switch back too: its own cue
+    # ("I always …") keeps its type, and the person it names is no solution.
+    result = await _extract(
+        offline_engine,
+        "I always chatted with the barista at the station.",
+        "What held you back from switching?",
+    )
+    assert _nodes(result) == {("habit", "always chatted with the barista at the station")}
+    worried = await _extract(
+        offline_engine, "I worried it would be too fiddly.", "What held you back from switching?"
+    )
+    assert ("anxiety", "fiddly") in _nodes(worried)
