@@ -204,7 +204,16 @@ _NOT_OF_THINGS = (
 )
 # What a template asks of something that happened that cannot be asked of what did not: how it
 # turned out, what made it work, what made the difference in it.
-_NOT_OF_ABSENCES = ("{focus} turned out", "made {focus} work", "made the difference in {focus}")
+_NOT_OF_ABSENCES = (
+    "{focus} turned out",
+    "made {focus} work",
+    "made the difference in {focus}",
+    # "what would change for you without not pressing on your glasses?"
+    "without {focus}",
+)
+# What a template asks only of a thing one has: "what would you miss if you no longer had feeling in
+# control of your day?", "imagine not pressing on your glasses weren't there".
+_OF_THINGS_ONLY = ("no longer had {focus}", "{focus} weren't there", "if {focus} were missing")
 _NOBODY = frozenset({"nobody", "no", "none", "nothing", "noone"})
 # "at/during/in {focus}" (or "at the moment of {focus}") in a template
 _BEFORE_DOING = re.compile(r"\b([Aa]t|[Dd]uring|[Ii]n)(?: the moment of)? \{focus\}")
@@ -258,6 +267,8 @@ def for_doing(
     if "getting {focus}" in template or ((state or clause) and "made {focus}" in template):
         return None
     if absent and any(phrase in template for phrase in _NOT_OF_ABSENCES):
+        return None
+    if any(phrase in template for phrase in _OF_THINGS_ONLY):
         return None
     if "the job {focus}" in template:
         return None  # "the job buying a steel thermos was doing for you" reads as a garden path

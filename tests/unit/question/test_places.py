@@ -268,3 +268,18 @@ def test_a_doing_is_not_asked_the_job_it_was_doing(
     assert doing and not any("the job buying" in q for q in doing), doing
     thing = asked("steel thermos", "solution")
     assert any("the job the steel thermos was doing for you" in q for q in thing), thing
+
+
+def test_a_doing_is_not_asked_about_as_a_thing_one_has() -> None:
+    # "What would you miss if you no longer had feeling in control of your day?", "Imagine not
+    # pressing on your glasses weren't there."
+    absence = [
+        "Imagine {focus} weren't there. What would be different for you?",
+        "What would you miss if you no longer had {focus}?",
+        "How would you feel if {focus} were missing?",
+        "What would change for you without {focus}?",
+    ]
+    doing = [t for t in absence if for_doing(t, place=False, clause=False) is not None]
+    assert doing == ["What would change for you without {focus}?"]
+    absent = [t for t in absence if for_doing(t, place=False, clause=False, absent=True) is not None]
+    assert absent == []
