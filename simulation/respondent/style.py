@@ -89,6 +89,10 @@ def _hedge(text: str, phrase: str) -> str:
     return f"{phrase} {decapitalise(text)}"
 
 
+# Openers that claim the answer was given before: said only when the answer returns to something.
+_SAID_BEFORE = ("like i said", "as i said", "again", "as i mentioned", "like i mentioned")
+
+
 def render(draft: AnswerDraft, persona: Persona, mood: Mood, rng: random.Random) -> str:
     """The final answer text of `draft` in the persona's voice."""
     sentences = list(draft.sentences)
@@ -109,6 +113,8 @@ def render(draft: AnswerDraft, persona: Persona, mood: Mood, rng: random.Random)
         opener = rng.choice(openers)
         if texts[0].lower().startswith(opener.lower().rstrip(",.!?: ")):
             opener = ""  # "Like I said, like I said, …": the answer already opens that way
+        elif opener.lower().startswith(_SAID_BEFORE) and "fixation" not in draft.behaviours:
+            opener = ""  # "Like I said, I ordered a thermos": only what comes back can be "said" before
         if opener:
             # "Well, because ..." runs on; "Good question. Because ..." starts a new sentence
             first = texts[0] if opener.endswith((".", "!", "?", ":")) else decapitalise(texts[0])

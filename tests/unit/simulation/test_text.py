@@ -39,7 +39,23 @@ def test_an_opener_is_not_said_twice(personas: PersonaRegistry) -> None:
     for seed in range(200):
         draft = AnswerDraft()
         draft.add("Like I said, they should tell the family.", hedgeable=False)
+        draft.note("fixation")  # the fixator coming back to its topic
         text = render(draft, persona, mood, random.Random(seed))
         seen.add(text.split(",")[0])
         assert "like i said, like i said" not in text.lower(), text
     assert {"Again", "Well"} <= seen  # the other openers still come
+
+
+def test_only_an_answer_that_comes_back_to_something_opens_with_like_i_said(
+    personas: PersonaRegistry,
+) -> None:
+    # "Like I said, I ordered a good thermos flask" about something never said before
+    persona = personas.get("single_topic_fixator")
+    mood = mood_at(persona, 1)
+    openings = set()
+    for seed in range(200):
+        draft = AnswerDraft()
+        draft.add("I ordered a good thermos flask.", hedgeable=False)
+        openings.add(render(draft, persona, mood, random.Random(seed)).split(" ")[0])
+    assert "Well," in openings
+    assert not openings & {"Like", "Again,"}
