@@ -3,6 +3,7 @@ markdown (a readable report), csv (one row per turn), graphml and mermaid (the s
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import re
@@ -48,22 +49,36 @@ class Exporter:
         session = await self._sessions.get(session_id)
         graph = await self._sessions.graph(session_id)
         stored = await self._repo.turn_results(session_id)
-        base = f"session-{session_id}"
-        if fmt == pb.EXPORT_FORMAT_JSON:
-            # Parsed one at a time: a stored TurnResult is up to ~0.5 MB of diagnostics that the
-            # JSON record trims, so the full messages are never all held at once.
-            parsed = (pb.TurnResult.FromString(raw) for raw in stored)
-            return to_json(session, graph, parsed), "application/json", f"{base}.json"
-        turns = [pb.TurnResult.FromString(raw) for raw in stored]
-        if fmt == pb.EXPORT_FORMAT_MARKDOWN:
-            return to_markdown(session, graph, turns), "text/markdown", f"{base}.md"
-        if fmt == pb.EXPORT_FORMAT_CSV:
-            return to_csv(session, turns), "text/csv", f"{base}.csv"
-        if fmt == pb.EXPORT_FORMAT_GRAPHML:
-            return to_graphml(graph), "application/graphml+xml", f"{base}.graphml"
-        if fmt == pb.EXPORT_FORMAT_MERMAID:
-            return to_mermaid(graph), "text/vnd.mermaid", f"{base}.mmd"
-        raise InvalidArgumentError.for_field("format", "unsupported format")
+        # The documents are built on a worker thread: a long session's takes a few hundred
+        # milliseconds of parsing and formatting, which on the event loop would stall every other
+        # session's turn for as long.
+        return await asyncio.to_thread(_document, session_id, fmt, session, graph, stored)
+
+
+def _document(
+    session_id: str,
+    fmt: int,
+    session: pb.GetSessionResponse,
+    graph: pb.GetSessionGraphResponse,
+    stored: Sequence[bytes],
+) -> tuple[str, str, str]:
+    """(content, MIME type, file name) of one export format, from the session's reads."""
+    base = f"session-{session_id}"
+    if fmt == pb.EXPORT_FORMAT_JSON:
+        # Parsed one at a time: a stored TurnResult is up to ~0.5 MB of diagnostics that the
+        # JSON record trims, so the full messages are never all held at once.
+        parsed = (pb.TurnResult.FromString(raw) for raw in stored)
+        return to_json(session, graph, parsed), "application/json", f"{base}.json"
+    turns = [pb.TurnResult.FromString(raw) for raw in stored]
+    if fmt == pb.EXPORT_FORMAT_MARKDOWN:
+        return to_markdown(session, graph, turns), "text/markdown", f"{base}.md"
+    if fmt == pb.EXPORT_FORMAT_CSV:
+        return to_csv(session, turns), "text/csv", f"{base}.csv"
+    if fmt == pb.EXPORT_FORMAT_GRAPHML:
+        return to_graphml(graph), "application/graphml+xml", f"{base}.graphml"
+    if fmt == pb.EXPORT_FORMAT_MERMAID:
+        return to_mermaid(graph), "text/vnd.mermaid", f"{base}.mmd"
+    raise InvalidArgumentError.for_field("format", "unsupported format")
 
 
 def to_markdown(
