@@ -16,6 +16,7 @@ from services.orchestrator.pipeline import PipelineContext, Stage
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2_grpc
 from tests.integration.answers import ANSWERS
+from tests.rich_status import error_info as rich_error_info
 
 T = TypeVar("T")
 Unary = Callable[[Any, grpc.aio.ServicerContext], Awaitable[Any]]
@@ -171,13 +172,7 @@ def error_info(exc: grpc.aio.AioRpcError) -> dict[str, str]:
 
 def error_reason(exc: grpc.aio.AioRpcError) -> str:
     """The google.rpc.ErrorInfo reason of a rich status (empty when absent)."""
-    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
-    for detail in status.details if status is not None else ():
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            return info.reason
-    return ""
+    return rich_error_info(exc).reason
 
 
 def field_violations(exc: grpc.aio.AioRpcError) -> list[str]:

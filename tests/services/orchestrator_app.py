@@ -11,8 +11,6 @@ from typing import Any
 
 import grpc
 import grpc.aio
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from services.orchestrator.server import build, server_for
 from services.orchestrator.settings import OrchestratorSettings
@@ -79,16 +77,3 @@ async def running_orchestrator(
             yield orchestrator_pb2_grpc.InterviewServiceStub(channel)
     finally:
         await fake.stop(None)
-
-
-def field_violations(exc: grpc.aio.AioRpcError) -> dict[str, str]:
-    """field → description of the google.rpc.BadRequest in an error's rich status."""
-    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
-    assert status is not None
-    out: dict[str, str] = {}
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            out.update({v.field: v.description for v in bad.field_violations})
-    return out

@@ -11,10 +11,8 @@ import grpc
 import grpc.aio
 import pytest
 import pytest_asyncio
-from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from grpc_status import rpc_status
 
 from services.graph_store.app import open_store
 from services.graph_store.server import SERVICE_FULL_NAME, build_registrations
@@ -22,6 +20,7 @@ from services.graph_store.settings import GraphStoreSettings
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2, graph_pb2_grpc
 from shared.methodology import MethodologyRegistry
+from tests.rich_status import field_violations
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "config"
 MEC = "means_end_chain"
@@ -84,18 +83,6 @@ def _apply(
         else:
             setattr(req, key, value)
     return req
-
-
-def _violations(err: grpc.aio.AioRpcError) -> dict[str, str]:
-    status = rpc_status.from_call(err)  # type: ignore[arg-type]
-    assert status is not None
-    out: dict[str, str] = {}
-    for detail in status.details:
-        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-            bad = error_details_pb2.BadRequest()
-            detail.Unpack(bad)
-            out.update({v.field: v.description for v in bad.field_violations})
-    return out
 
 
 async def test_health_and_reflection(served: Served) -> None:
@@ -228,7 +215,7 @@ async def test_bad_apply_request_is_invalid_argument_and_changes_nothing(
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await stub.ApplyExtraction(_apply(**overrides))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert fields <= set(_violations(err.value))
+    assert fields <= set(field_violations(err.value))
     graph = await stub.GetGraph(graph_pb2.GetGraphRequest(session_id="s-1"))
     assert len(graph.nodes) == 0
     # The same utterance id is still free: a valid request afterwards is applied, not replayed.
@@ -261,4 +248,4 @@ async def test_other_rpcs_validate_their_fields(served: Served) -> None:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await call
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert fields <= set(_violations(err.value)), err.value.details()
+        assert fields <= set(field_violations(err.value)), err.value.details()

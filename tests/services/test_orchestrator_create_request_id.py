@@ -13,11 +13,10 @@ import grpc
 import grpc.aio
 import pytest
 import pytest_asyncio
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1.orchestrator_pb2_grpc import InterviewServiceStub as Stub
+from tests.rich_status import error_info
 from tests.services.orchestrator_app import FakeQuestions, running_orchestrator
 
 
@@ -35,16 +34,6 @@ async def stub(db_url: str, questions: FakeQuestions) -> AsyncIterator[Stub]:
 def _request(request_id: str, **fields: Any) -> pb.CreateSessionRequest:
     values: dict[str, Any] = {"concept_id": "headphones_mec", "max_turns": 5, **fields}
     return pb.CreateSessionRequest(request_id=request_id, **values)
-
-
-def _error_info(exc: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
-    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    for detail in status.details:
-        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            detail.Unpack(info)
-    return info
 
 
 async def _sessions(stub: Stub) -> list[pb.Session]:
@@ -72,7 +61,7 @@ async def test_a_request_id_reused_for_another_request_is_refused_and_creates_no
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
         details = caught.value.details() or ""
         assert request_id in details and "different CreateSession request" in details
-        info = _error_info(caught.value)
+        info = error_info(caught.value)
         assert info.reason == "REQUEST_ID_REUSED"
         assert info.metadata["fields"] == differing
         assert info.metadata["session_id"] == original.session.session_id

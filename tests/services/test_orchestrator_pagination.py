@@ -16,7 +16,8 @@ import pytest_asyncio
 
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from shared.gen.interview.orchestrator.v1.orchestrator_pb2_grpc import InterviewServiceStub as Stub
-from tests.services.orchestrator_app import FakeQuestions, field_violations, running_orchestrator
+from tests.rich_status import field_violations
+from tests.services.orchestrator_app import FakeQuestions, running_orchestrator
 
 # QA's forged token: base64 of "o:99999999999999999999999", an offset past SQLite's INTEGER.
 QA_TOKEN = "bzo5OTk5OTk5OTk5OTk5OTk5OTk5OTk5OQ=="
