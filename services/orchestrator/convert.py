@@ -71,13 +71,17 @@ def session_to_pb(row: SessionRow) -> orchestrator_pb2.Session:
     return message
 
 
-def utterance_to_pb(row: Utterance) -> orchestrator_pb2.Utterance:
-    """One transcript entry (a row of `OrchestratorRepository.list_utterances`)."""
+def utterance_to_pb(row: Utterance, turn_count: int | None = None) -> orchestrator_pb2.Utterance:
+    """One transcript entry (a row of `OrchestratorRepository.list_utterances`); with the session's
+    `turn_count`, an answer to a turn beyond it (stored before its turn failed) is `unprocessed`."""
     message = orchestrator_pb2.Utterance(
         utterance_id=row.id,
         turn_number=row.turn_number,
         speaker=row.speaker,
         text=row.text,
+        unprocessed=turn_count is not None
+        and row.speaker == common_pb2.SPEAKER_RESPONDENT
+        and row.turn_number > turn_count,
     )
     ts = timestamp(row.created_at)
     if ts is not None:

@@ -103,7 +103,9 @@ def to_markdown(
         "",
     ]
     for u in session.transcript:
-        lines.append(f"**{_SPEAKERS.get(u.speaker, 'Unknown')} ({u.turn_number}):** {u.text}")
+        # An answer whose turn never completed: kept, but nothing below comes from it.
+        note = " *(not processed: its turn did not complete)*" if u.unprocessed else ""
+        lines.append(f"**{_SPEAKERS.get(u.speaker, 'Unknown')} ({u.turn_number}):** {u.text}{note}")
         lines.append("")
     lines += ["## Concepts", ""]
     by_type: dict[str, list[common_pb2.Node]] = {}

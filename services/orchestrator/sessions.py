@@ -209,7 +209,7 @@ class SessionService:
         row = await self._repo.get_session(session_id)
         utterances = await self._repo.list_utterances(session_id)
         return orchestrator_pb2.GetSessionResponse(
-            session=session_to_pb(row), transcript=[utterance_to_pb(u) for u in utterances]
+            session=session_to_pb(row), transcript=[utterance_to_pb(u, row.turn_count) for u in utterances]
         )
 
     async def list(

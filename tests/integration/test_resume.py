@@ -202,3 +202,27 @@ async def test_a_tracker_rebuilt_on_resume_is_the_one_the_first_attempt_had(
     assert base_results[2].focus_node_id  # the question turn 4 answers is about a node
     assert resumed["tracker"] == base["tracker"]
     assert [_node_signals(r) for r in results] == [_node_signals(r) for r in base_results]
+
+
+async def test_an_answer_whose_turn_never_completed_is_marked_unprocessed(
+    suite_factory: SuiteFactory,
+) -> None:
+    # The respondent's answer is stored before the turn's work; ended before a retry, the session's
+    # transcript keeps it, flagged, and counts no turn for it.
+    state: dict[str, Any] = {"failed": 0}
+    wrap = lambda stage: FailOnceAfter(stage, StageName.EXTRACTION, 2, state)  # noqa: E731
+    async with suite_factory(stage_wrapper=wrap) as suite:
+        session_id = (await create(suite.stub, "headphones_mec", max_turns=10)).session.session_id
+        await answer(suite.stub, session_id, 1, ANSWERS["headphones_mec"][0])
+        with pytest.raises(grpc.aio.AioRpcError):
+            await answer(suite.stub, session_id, 2, ANSWERS["headphones_mec"][1])
+        await suite.stub.EndSession(pb.EndSessionRequest(session_id=session_id))
+        got = await suite.stub.GetSession(pb.GetSessionRequest(session_id=session_id))
+        answers = [u for u in got.transcript if u.speaker == SPEAKER_RESPONDENT]
+        assert got.session.turn_count == 1
+        assert [(u.turn_number, u.unprocessed) for u in answers] == [(1, False), (2, True)]
+        assert answers[1].text == ANSWERS["headphones_mec"][1]
+        report = await suite.stub.ExportSession(
+            pb.ExportSessionRequest(session_id=session_id, format=pb.EXPORT_FORMAT_MARKDOWN)
+        )
+        assert "*(not processed: its turn did not complete)*" in report.content
