@@ -33,12 +33,13 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 from sqlalchemy.sql.dml import Update
 
 from services.orchestrator.models import SessionRow, TurnCheckpointRow, TurnRow, UtteranceRow
 from shared.db import single_writer
-from shared.errors import FailedPreconditionError, NotFoundError
+from shared.errors import AlreadyExistsError, FailedPreconditionError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
 
 SESSIONS: Table = SessionRow.__table__  # type: ignore[assignment]
@@ -136,15 +137,20 @@ class OrchestratorRepository:
 
     # -- sessions --------------------------------------------------------------------------
     async def create_session(self, row: SessionRow, opening_question: str) -> SessionRow:
-        """Insert a session with its opening question (turn 0) in one transaction."""
+        """Insert a session with its opening question (turn 0) in one transaction;
+        AlreadyExistsError when its id or its create request id is taken (nothing is written)."""
         # A mapped object (the column defaults are the ORM's), unlike the turn's writes below.
-        async with self._queued(), self._sessions.begin() as db:
-            db.add(row)
-            await db.flush()
-            interviewer = common_pb2.SPEAKER_INTERVIEWER
-            await _insert_utterance(
-                await db.connection(), row.id, 0, interviewer, opening_question, row.created_at
-            )
+        try:
+            async with self._queued(), self._sessions.begin() as db:
+                db.add(row)
+                await db.flush()
+                interviewer = common_pb2.SPEAKER_INTERVIEWER
+                await _insert_utterance(
+                    await db.connection(), row.id, 0, interviewer, opening_question, row.created_at
+                )
+        except IntegrityError:
+            # A concurrent CreateSession with the same request id (the session id derives from it).
+            raise AlreadyExistsError(f"session {row.id} exists already") from None
         return row
 
     async def get_session(self, session_id: str) -> SessionRow:

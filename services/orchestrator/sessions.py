@@ -6,8 +6,6 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy.exc import IntegrityError
-
 from services.orchestrator.clients import Dependencies
 from services.orchestrator.contracts import SessionState, UsageRecord
 from services.orchestrator.convert import (
@@ -24,7 +22,7 @@ from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository, utc_now
 from services.orchestrator.settings import OrchestratorSettings
 from services.orchestrator.stages.graph import complete_pending
-from shared.errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from shared.errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
@@ -143,7 +141,7 @@ class SessionService:
         )
         try:
             await self._repo.create_session(row, opening.question)
-        except IntegrityError:
+        except AlreadyExistsError:
             # A concurrent call with the same request id stored its session first (the unique
             # create_request_id, and the session id derived from it): answer as its retry would be.
             existing = await self._repo.find_by_create_request(request_id) if request_id else None
