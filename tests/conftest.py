@@ -17,7 +17,7 @@ gRPC
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ import pytest_asyncio
 from shared.channels import create_channel
 from shared.server import GrpcServer, ServiceRegistration
 from shared.settings import ServiceSettings
+from tests.pg import container_server, docker_unavailable_reason
 from tests.pg import create_database as _create_database
 from tests.pg import drop_database as _drop_database
 
@@ -37,15 +38,21 @@ TEST_DATABASE_URL_ENV = "TEST_DATABASE_URL"
 
 # -- PostgreSQL -------------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
-def pg_server_url() -> str:
-    """The PostgreSQL server URL from TEST_DATABASE_URL (skips when unset)."""
+def pg_server_url() -> Iterator[str]:
+    """The PostgreSQL server: TEST_DATABASE_URL when set, else one testcontainers starts for the
+    session where a Docker engine runs; the PostgreSQL tests skip, saying why, when neither."""
     url = os.environ.get(TEST_DATABASE_URL_ENV)
-    if not url:
+    if url:
+        yield url
+        return
+    reason = docker_unavailable_reason(os.environ)
+    if reason is not None:
         pytest.skip(
-            f"{TEST_DATABASE_URL_ENV} is not set; set it to a PostgreSQL server URL such as "
-            "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres to run the PostgreSQL tests"
+            f"{TEST_DATABASE_URL_ENV} is not set and {reason}; set it to a PostgreSQL server URL such "
+            "as postgresql+asyncpg://postgres@127.0.0.1:5432/postgres to run the PostgreSQL tests"
         )
-    return url
+    with container_server() as started:
+        yield started
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
