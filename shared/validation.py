@@ -23,6 +23,11 @@ MAX_ID_CHARS = 128
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:\-]*$")
 
 
+def is_valid_id(value: str, *, max_chars: int = MAX_ID_CHARS) -> bool:
+    """Whether `value` is an identifier as `Violations.require_id` accepts one."""
+    return 0 < len(value) <= max_chars and _ID_PATTERN.match(value) is not None
+
+
 class Violations:
     """Collects field violations of one request; `raise_if_any()` raises them all at once."""
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
-# Han ideographs (with extensions A and compatibility forms), hiragana and katakana.
-_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-WORD = re.compile(rf"[{_UNSPACED}]|[^\W_{_UNSPACED}]+(?:['’][^\W_{_UNSPACED}]+)*")
+# Han ideographs (with extensions A and compatibility forms), hiragana and katakana: a regex
+# character-class body, for patterns that count words of their own (the offline rubric's).
+UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+WORD = re.compile(rf"[{UNSPACED}]|[^\W_{UNSPACED}]+(?:['’][^\W_{UNSPACED}]+)*")
 
 
 def words(text: str) -> list[str]:

@@ -21,6 +21,7 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.methodology_models import ConceptConfig, MethodologyConfig, NodeBinding
 from shared.timestamps import to_timestamp
+from shared.validation import is_valid_id
 
 STATUS_TO_PB = {
     "active": orchestrator_pb2.SESSION_STATUS_ACTIVE,
@@ -215,6 +216,7 @@ def decode_page_token(token: str, *, listing: str, filter_field: str, filter_val
             data = None  # ValueError covers bad JSON and over-long integer literals alike
     if (
         not isinstance(data, dict)
+        or type(data.get("v")) is not int  # JSON `true` equals 1 to Python
         or data.get("v") != _TOKEN_FORMAT
         or not isinstance(data.get("l"), str)
         or not isinstance(data.get("f"), str)
@@ -269,7 +271,9 @@ def session_cursor(page_token: str, status: str) -> SessionCursor | None:
         stamp, session_id = after
         try:
             create_time = datetime.fromisoformat(stamp)
-            if create_time.tzinfo is not None and 0 < len(session_id) <= _MAX_CURSOR_ID_CHARS:
+            # An id of the ids' alphabet only: a forged one reaches the query ("\ud800" did, as an
+            # encoding error, INTERNAL).
+            if create_time.tzinfo is not None and is_valid_id(session_id, max_chars=_MAX_CURSOR_ID_CHARS):
                 cursor = SessionCursor(create_time.astimezone(UTC), session_id)
         except (ValueError, OverflowError):  # not a time, or one that leaves datetime's range in UTC
             cursor = None

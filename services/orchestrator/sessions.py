@@ -22,6 +22,7 @@ from services.orchestrator.models import SessionRow
 from services.orchestrator.repository import OrchestratorRepository, utc_now
 from services.orchestrator.settings import OrchestratorSettings
 from services.orchestrator.stages.graph import complete_pending
+from services.orchestrator.turn_errors import SessionEndedError
 from shared.errors import AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
@@ -318,7 +319,7 @@ class SessionService:
         async with self._locks.hold(session_id):
             row = await self._repo.get_session(session_id)
             if row.status == "completed":
-                raise FailedPreconditionError("the session has ended", metadata={"status": "completed"})
+                raise SessionEndedError("the session has ended", metadata={"status": "completed"})
             if row.status == "active":
                 row = await self._repo.update_session(session_id, status="paused")
         return session_to_pb(row)
@@ -329,7 +330,7 @@ class SessionService:
         async with self._locks.hold(session_id):
             row = await self._repo.get_session(session_id)
             if row.status == "completed":
-                raise FailedPreconditionError("the session has ended", metadata={"status": "completed"})
+                raise SessionEndedError("the session has ended", metadata={"status": "completed"})
             if row.status == "paused":
                 row = await self._repo.update_session(session_id, status="active")
         return session_to_pb(row), row.current_question

@@ -155,14 +155,20 @@ class TurnService:
         self, session: SessionRow, turn_number: int, text: str
     ) -> orchestrator_pb2.TurnResult | None:
         """The stored result of a repeated turn; raises when the turn cannot run; else None."""
-        stored = await self._completed(session.id, turn_number, text, session.turn_count)
+        ended = SessionEndedError(
+            "the session has ended", metadata={"status": "completed", "turn_count": str(session.turn_count)}
+        )
+        try:
+            stored = await self._completed(session.id, turn_number, text, session.turn_count)
+        except (TurnAlreadyAnsweredError, TurnOutOfOrderError):
+            if session.status == "completed":
+                # An ended session takes no turn at all: naming the next turn would mislead.
+                raise ended from None
+            raise
         if stored is not None:
             return stored
         if session.status == "completed":
-            raise SessionEndedError(
-                "the session has ended",
-                metadata={"status": "completed", "turn_count": str(session.turn_count)},
-            )
+            raise ended
         if session.status == "paused":
             raise SessionPausedError("the session is paused; resume it first", metadata={"status": "paused"})
         _expect_turn(session.turn_count, turn_number)

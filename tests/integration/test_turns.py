@@ -144,6 +144,16 @@ async def test_ended_and_paused_sessions_refuse_turns(suite: Suite) -> None:
         await answer(suite.stub, session_id, 2, MEC[1])
     assert code_of(caught.value) == grpc.StatusCode.FAILED_PRECONDITION
     assert error_reason(caught.value) == "SESSION_ENDED"
+    # An earlier turn sent again with another text: still the session's end, not a turn to expect.
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await answer(suite.stub, session_id, 1, "a different answer to turn one")
+    assert error_reason(caught.value) == "SESSION_ENDED"
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await suite.stub.PauseSession(pb.PauseSessionRequest(session_id=session_id))
+    assert (code_of(caught.value), error_reason(caught.value)) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "SESSION_ENDED",
+    )
     assert await _state(suite, session_id) == before
 
 

@@ -31,9 +31,11 @@ from enum import Enum
 from services.scoring.rubric import lexicon as lx
 from services.scoring.rubric.models import RUBRIC_DIMENSIONS, Rubric, RubricScore
 from shared.llm.base import LLMUsage
+from shared.words import UNSPACED
 
-# Letters and digits of any script ("café", "кофемолку"), with inner apostrophes, colons, hyphens.
-_WORD = re.compile(r"[^\W_](?:[^\W_]|['’:\-])*")
+# Letters and digits of any script ("café", "кофемолку"), with inner apostrophes, colons, hyphens;
+# a Chinese or Japanese character is a word of its own, as `shared.words` counts them.
+_WORD = re.compile(rf"[{UNSPACED}]|[^\W_{UNSPACED}](?:[^\W_{UNSPACED}]|['’:\-])*")
 _SENTENCE_SPLIT = re.compile(r"[.!?;]+(?:\s+|$)")
 _CLAUSE_SPLIT = re.compile(r"([.!?;:,]+)")  # the delimiters are kept: a sentence end resets a restatement
 _DIGIT = re.compile(r"\d")

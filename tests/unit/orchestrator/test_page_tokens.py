@@ -74,6 +74,7 @@ def test_a_token_of_another_listing_or_filter_is_refused_with_a_clear_message() 
         _forged({"v": 1, "l": "ListConcepts", "f": "", "a": 0}),
         _forged({"v": 1, "l": "ListConcepts", "f": "", "a": 1.5}),
         _forged({"v": 2, "l": "ListConcepts", "f": "", "a": 1}),
+        _forged({"v": True, "l": "ListConcepts", "f": "", "a": 1}),  # true == 1 to Python
         _forged({"l": "ListConcepts", "f": "", "a": 1}),
         _forged([1, 2]),
         "%%%",
@@ -107,6 +108,8 @@ def test_session_cursor_is_the_last_rows_key_in_utc() -> None:
         ["not a time", "x"],
         ["2024-01-01T00:00:00+00:00", ""],
         ["2024-01-01T00:00:00+00:00", "x" * 129],
+        ["2024-01-01T00:00:00+00:00", "\ud800"],  # a lone surrogate once reached the query: INTERNAL
+        ["2024-01-01T00:00:00+00:00", "id with spaces"],
         ["2024-01-01T00:00:00+00:00", 7],
         ["2024-01-01T00:00:00+00:00", "x", "y"],
         {"2024-01-01T00:00:00+00:00": 1, "x": 2},

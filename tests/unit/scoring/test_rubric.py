@@ -211,3 +211,9 @@ def test_words_of_any_script_are_counted() -> None:
 def test_a_short_answer_that_explains_is_moderate(question: str, answer: str, depth: int) -> None:
     score, rationale = score_depth(extract_features(question, answer))
     assert score == depth, rationale
+
+
+def test_chinese_characters_count_as_words() -> None:
+    # "1 idea unit(s) in 2 words" was the rubric of this 16-character answer (as shared.words counts).
+    features = extract_features("Why?", "我每天早上都喝咖啡，因为它让我清醒。")
+    assert features.word_count == 16
