@@ -41,7 +41,6 @@ class ServiceSettings(BaseSettings):
         default=0, ge=0, le=65535, description="TCP port of the gRPC server; 0 picks a free port (tests)."
     )
     log_level: LogLevel = Field(default="INFO", description="Minimum level of emitted log lines.")
-
     log_json: bool = Field(
         default=True, description="One JSON object per log line (True) or human-readable console output."
     )

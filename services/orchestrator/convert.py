@@ -175,7 +175,6 @@ MAX_PAGE_TOKEN_CHARS = 512
 # A position beyond any real listing is a forged token: refused here, it never reaches code that needs
 # a machine integer (a forged offset once reached SQLite as an OverflowError, an INTERNAL).
 MAX_PAGE_OFFSET = 2**31 - 1
-_MAX_CURSOR_ID_CHARS = 128
 _NOT_OURS = "is not a token from a previous response"
 
 
@@ -273,7 +272,7 @@ def session_cursor(page_token: str, status: str) -> SessionCursor | None:
             create_time = datetime.fromisoformat(stamp)
             # An id of the ids' alphabet only: a forged one reaches the query ("\ud800" did, as an
             # encoding error, INTERNAL).
-            if create_time.tzinfo is not None and is_valid_id(session_id, max_chars=_MAX_CURSOR_ID_CHARS):
+            if create_time.tzinfo is not None and is_valid_id(session_id):
                 cursor = SessionCursor(create_time.astimezone(UTC), session_id)
         except (ValueError, OverflowError):  # not a time, or one that leaves datetime's range in UTC
             cursor = None

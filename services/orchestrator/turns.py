@@ -155,20 +155,17 @@ class TurnService:
         self, session: SessionRow, turn_number: int, text: str
     ) -> orchestrator_pb2.TurnResult | None:
         """The stored result of a repeated turn; raises when the turn cannot run; else None."""
-        ended = SessionEndedError(
-            "the session has ended", metadata={"status": "completed", "turn_count": str(session.turn_count)}
-        )
         try:
             stored = await self._completed(session.id, turn_number, text, session.turn_count)
         except (TurnAlreadyAnsweredError, TurnOutOfOrderError):
             if session.status == "completed":
                 # An ended session takes no turn at all: naming the next turn would mislead.
-                raise ended from None
+                raise _ended(session) from None
             raise
         if stored is not None:
             return stored
         if session.status == "completed":
-            raise ended
+            raise _ended(session)
         if session.status == "paused":
             raise SessionPausedError("the session is paused; resume it first", metadata={"status": "paused"})
         _expect_turn(session.turn_count, turn_number)
@@ -281,25 +278,26 @@ class TurnService:
             return None
         row = await self._repo.get_turn(session_id, turn_number)
         expected = {"expected_turn_number": str(turn_count + 1)}
-        if (
-            row is not None
-            and row.status == "completed"
-            and row.result is not None
-            and row.answer_text != text
-        ):
+        if row is None or row.status != "completed" or row.result is None:
+            raise TurnOutOfOrderError(
+                f"turn {turn_number} is already answered; expected turn_number {turn_count + 1}",
+                metadata=expected,
+            )
+        if row.answer_text != text:
             raise TurnAlreadyAnsweredError(
                 f"turn {turn_number} was already answered with a different text; "
                 f"expected turn_number {turn_count + 1}",
                 metadata=expected,
             )
-        if row is None or row.status != "completed" or row.result is None or row.answer_text != text:
-            raise TurnOutOfOrderError(
-                f"turn {turn_number} is already answered; expected turn_number {turn_count + 1}",
-                metadata=expected,
-            )
         result = orchestrator_pb2.TurnResult.FromString(row.result)
         result.replayed = True
         return result
+
+
+def _ended(session: SessionRow) -> SessionEndedError:
+    return SessionEndedError(
+        "the session has ended", metadata={"status": "completed", "turn_count": str(session.turn_count)}
+    )
 
 
 def _expect_turn(turn_count: int, turn_number: int) -> None:
