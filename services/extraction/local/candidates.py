@@ -395,7 +395,7 @@ class CandidateFinder:
         if shaped is None:
             return None
         label, kept = shaped
-        lemmas = frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
+        lemmas = label_lemmas(doc, kept)
         content = {doc[i].lemma_.lower() for i in kept if is_content(doc[i]) or doc[i].lower_ in _QUALIFIERS}
         if not content or content <= self.lexicon.ignore:
             return None
@@ -442,6 +442,11 @@ def _earlier_product(doc: Doc, region: Span, kinds: frozenset[str]) -> bool:
         and doc[start].lower_ in _EARLIER
         and (head in kinds or head.removesuffix("s") in kinds)  # the lookup lemmas miss "earbuds"
     )
+
+
+def label_lemmas(doc: Doc, kept: list[int]) -> frozenset[str]:
+    """The lemmas of a label's word tokens `kept` (words and hyphenated words, not punctuation)."""
+    return frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
 
 
 def is_content(tok: Token) -> bool:

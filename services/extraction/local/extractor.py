@@ -20,7 +20,7 @@ from spacy.tokens import Doc, Span
 from services.extraction.checking import RawConcept, RawRelationship
 from services.extraction.chunks import split_at
 from services.extraction.filler import inside, meta_spans
-from services.extraction.local.candidates import Candidate, CandidateFinder, is_content
+from services.extraction.local.candidates import Candidate, CandidateFinder, is_content, label_lemmas
 from services.extraction.local.cues import CueLexicon, load_lexicon
 from services.extraction.local.edges import link_candidates, opening_event
 from services.extraction.local.framing import (
@@ -263,11 +263,7 @@ def _after_lead(doc: Doc, cand: Candidate, lead_end: int) -> Candidate | None:
     if not any(is_content(doc[i]) for i in kept):
         return None
     # Lemmas only where the candidate carried them (the cue finder's candidates do, rules' do not).
-    lemmas = (
-        frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
-        if cand.lemmas
-        else cand.lemmas
-    )
+    lemmas = label_lemmas(doc, kept) if cand.lemmas else cand.lemmas
     return replace(cand, label=label, label_tokens=kept, lemmas=lemmas)
 
 
