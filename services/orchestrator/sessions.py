@@ -127,7 +127,7 @@ class SessionService:
             },
             methodology=method,
             status="active",
-            max_turns=max_turns or concept.max_turns or self._settings.default_max_turns,
+            max_turns=self._resolved_max_turns(max_turns, concept.max_turns or 0),
             turn_count=0,
             phase=common_pb2.INTERVIEW_PHASE_EARLY,
             termination_reason=0,
@@ -183,11 +183,15 @@ class SessionService:
         if (sent.methodology or self._concept_methodology(existing)) != existing.methodology:
             differing.append("methodology")
         snapshot_max = int((existing.concept or {}).get("max_turns") or 0)
-        if (sent.max_turns or snapshot_max or self._settings.default_max_turns) != existing.max_turns:
+        if self._resolved_max_turns(sent.max_turns, snapshot_max) != existing.max_turns:
             differing.append("max_turns")
         if sent.metadata != dict(existing.metadata_ or {}):
             differing.append("metadata")
         return differing
+
+    def _resolved_max_turns(self, requested: int, concept_max: int) -> int:
+        """A session's max_turns: the request's, else the concept's, else the configured default."""
+        return requested or concept_max or self._settings.default_max_turns
 
     def _concept_methodology(self, existing: SessionRow) -> str:
         """The concept's own methodology; the session's when the concept left the catalogue since
