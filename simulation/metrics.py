@@ -228,7 +228,7 @@ def question_metrics(
         near += int(close)
     words = [len(q.split()) for q in questions]
     n = len(questions)
-    later = max(n - 1 - rewordings, 0)
+    later = QuestionMetrics.compared_count(n, rewordings)
     return QuestionMetrics(
         count=n,
         exact_repeats=exact,

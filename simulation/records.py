@@ -180,6 +180,16 @@ class QuestionMetrics(BaseModel):
     words_median: float
     words_max: int
 
+    @staticmethod
+    def compared_count(count: int, rewordings: int) -> int:
+        """How many questions the repeat rates are over: each after the first, rewordings aside."""
+        return max(count - 1 - rewordings, 0)
+
+    @property
+    def compared(self) -> int:
+        """`compared_count` of these questions."""
+        return self.compared_count(self.count, self.rewordings)
+
 
 class RunMetrics(BaseModel):
     """Everything the report shows about a run."""

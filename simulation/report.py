@@ -89,7 +89,7 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
         ),
         (
             "repeated questions (exact / near)",
-            f"{q.exact_repeats} / {q.near_repeats} of the {max(q.count - 1 - q.rewordings, 0)} questions "
+            f"{q.exact_repeats} / {q.near_repeats} of the {q.compared} questions "
             f"after the first ({_pct(q.repeated_rate_exact)} / {_pct(q.repeated_rate_near)})"
             + (f"; {q.rewordings} reworded on request, not counted" if q.rewordings else ""),
         ),
