@@ -406,11 +406,14 @@ class FollowUpComposer:
         # Another family's node questions read the topic as an item ("what is the opposite of video
         # streaming services?"): only the strategy's own family may lend them to topic/summary mode.
         lend = family == self._family
+        graph = self._request.graph_summary
+        told = graph.node_count > 0 or bool(graph.node_labels)
         for templates in tpl.templates_for(family, self._methodology.name):
+            topic = templates.again if told and templates.again else templates.topic
             if self._mode is FocusMode.TOPIC:
-                chosen = templates.topic or (templates.node if lend else ())
+                chosen = topic or (templates.node if lend else ())
             elif self._mode is FocusMode.SUMMARY:
-                chosen = templates.summary or templates.topic or (templates.node if lend else ())
+                chosen = templates.summary or topic or (templates.node if lend else ())
             else:
                 chosen = templates.node
             out.extend(t for t in chosen if t not in out)

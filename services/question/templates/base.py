@@ -21,6 +21,10 @@ class Templates:
 
     node: tuple[str, ...] = ()
     topic: tuple[str, ...] = ()
+    again: tuple[str, ...] = ()
+    """Topic questions once the respondent has told something (the session's graph holds nodes),
+    in place of `topic`, for a family whose topic questions ask as if nothing had been said yet
+    ("think of one particular time…" right after an incident was told). Empty: `topic` throughout."""
     summary: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     """Words that map an unknown strategy's name or description onto this family."""

@@ -33,6 +33,14 @@ FAMILIES: dict[str, Templates] = {
             "Think back to a particular time when {topic} really made a difference, for better or worse. "
             "What happened?",
         ),
+        # Once an account was told: another occasion, not "one particular time" as if none had been.
+        again=(
+            "Apart from what you've told me so far, think of another time with {topic} that stood out as especially good or especially bad. "
+            "What happened?",
+            "Is there another occasion involving {topic} that went notably well or badly, and what happened then?",
+            "Besides the times you've described, what is another moment with {topic} that you still remember clearly, and what happened?",
+            "Thinking of another occasion when {topic} really made a difference, for better or worse, what happened?",
+        ),
         keywords=("incident", "occasion", "particular time", "specific time", "stood out"),
     ),
     "contrast_incident": Templates(

@@ -225,6 +225,7 @@ def test_template_hygiene() -> None:
         for mode, texts in (
             ("node", templates.node),
             ("topic", templates.topic),
+            ("again", templates.again),
             ("summary", templates.summary),
         ):
             for text in texts:
@@ -822,3 +823,39 @@ def test_a_jobs_solution_is_not_said_as_a_cause(methodologies: MethodologyRegist
         longest_chain_types=("solution", "hiring_criterion", "desired_outcome", "job"),
     )
     assert chain_to_say(graph, jtbd) == ["under 100 euros", "proper coffee at home", "a calm start"]
+
+
+_ANOTHER = re.compile(r"\b(?:another|besides|apart from)\b", re.IGNORECASE)
+
+
+def test_an_incident_asked_for_once_one_was_told_is_another_one(methodologies: MethodologyRegistry) -> None:
+    """After the respondent has told something, the topic question asks for another occasion; it
+    does not ask for "one particular time" as if nothing had been said."""
+    cit = methodologies.get("critical_incident")
+    elicit = cit.strategy("elicit_incident")
+    assert elicit is not None
+
+    def asked(graph: GraphDigest) -> set[str]:
+        return {
+            FollowUpComposer(
+                follow_up(
+                    methodology="critical_incident",
+                    strategy="elicit_incident",
+                    label="",
+                    turn=t,
+                    graph_summary=graph,
+                ),
+                cit,
+                elicit,
+            ).compose()
+            for t in range(1, 30)
+        }
+
+    fresh = asked(GraphDigest())
+    told = asked(GraphDigest(node_count=2, node_labels=("waited five hours for transport", "porter")))
+    assert len(fresh) > 1 and len(told) > 1
+    assert not any(_ANOTHER.search(q) for q in fresh), fresh
+    assert all(_ANOTHER.search(q) for q in told), told
+    for question in told:
+        assert_well_formed(question)
+        assert "wireless headphones" in question, question

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.question.templates.critical_incident import FAMILIES as CIT_TEMPLATES
 from simulation.respondent.questions import QuestionKind, classify
 
 
@@ -121,3 +122,14 @@ def test_a_rating_question_is_read_as_one_in_a_repertory_grid_only(question: str
     assert classify(question, "repertory_grid", names_something=True).kind is QuestionKind.RATE
     # elsewhere no scenario places elements on constructs: the question asks for specifics
     assert classify(question, "means_end_chain", names_something=True).kind is not QuestionKind.RATE
+
+
+def _incident_questions() -> list[str]:
+    family = CIT_TEMPLATES["incident"]
+    return [t.format(topic="hospital discharge") for t in (*family.topic, *family.again)]
+
+
+@pytest.mark.parametrize("question", _incident_questions())
+def test_every_question_for_an_incident_is_read_as_one(question: str) -> None:
+    """The interviewer's requests for an incident, first or another, open one with the respondent."""
+    assert classify(question, "critical_incident", names_something=False).kind is QuestionKind.INCIDENT
