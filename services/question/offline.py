@@ -437,7 +437,12 @@ class FollowUpComposer:
                 if (x := placed(t, self._preposition, day=self._day, thing=self._thing)) is not None
             ]
         templates = [t for t in templates if not negates_again(t, spoken)]
-        start = stable_index(self._seed, family)
+        # The steps of a sequence (a switch's timeline) are asked in their order, the first not asked
+        # yet; other variants start at a place that differs per session, so sessions vary.
+        ordered = self._mode is not FocusMode.RECENT_NODE and any(
+            t.ordered for t in tpl.templates_for(family, self._methodology.name)
+        )
+        start = 0 if ordered else stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)
         # Three of the respondent's own elements, named, before a triad in general terms; once that

@@ -28,3 +28,6 @@ class Templates:
     summary: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     """Words that map an unknown strategy's name or description onto this family."""
+    ordered: bool = False
+    """Whether the topic (and `again`) questions are the steps of a sequence, asked in the order
+    listed (the first not asked yet) instead of from a place that varies per session."""

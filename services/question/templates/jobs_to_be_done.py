@@ -15,15 +15,29 @@ FAMILIES: dict[str, Templates] = {
             "What happened next, after {focus}?",
             "How long after {focus} did you start looking for something new?",
         ),
+        # The switch in its order: first thought, passive and active looking, deciding, first and
+        # ongoing use (the ontology's timeline events).
         topic=(
             "When did you first start thinking about a change in how you handle {topic}, and what was going on?",
+            "Could you take me back to the very beginning: when did {topic} first come up for you?",
             "After that first thought, what happened next?",
+            "What happened after that, before you started actively looking at options?",
             "When did you start actively looking at options for {topic}, and what did you do?",
             "What finally made you decide, and when was that?",
             "What happened the first time you used the new solution for {topic}?",
-            "Could you take me back to the very beginning: when did {topic} first come up for you?",
+            "After that first use, what happened next with {topic}?",
+        ),
+        # Every opening asks for the first thought: once something was told, the walk goes on from it.
+        again=(
+            "After that first thought, what happened next?",
+            "What happened after that, before you started actively looking at options?",
+            "When did you start actively looking at options for {topic}, and what did you do?",
+            "What finally made you decide, and when was that?",
+            "What happened the first time you used the new solution for {topic}?",
+            "After that first use, what happened next with {topic}?",
         ),
         keywords=("timeline", "first thought", "switch story", "in order", "what happened next"),
+        ordered=True,
     ),
     "push_pull": Templates(
         node=(

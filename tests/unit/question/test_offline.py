@@ -859,3 +859,45 @@ def test_an_incident_asked_for_once_one_was_told_is_another_one(methodologies: M
     for question in told:
         assert_well_formed(question)
         assert "wireless headphones" in question, question
+
+
+def _timeline_walk(methodologies: MethodologyRegistry, graph: GraphDigest, session_id: str) -> list[str]:
+    """The topic questions of `reconstruct_timeline` over six turns, each turn knowing the ones before."""
+    jtbd = methodologies.get("jobs_to_be_done")
+    strategy = jtbd.strategy("reconstruct_timeline")
+    assert strategy is not None
+    asked: list[str] = []
+    for turn in range(2, 8):
+        request = follow_up(
+            methodology="jobs_to_be_done",
+            strategy="reconstruct_timeline",
+            label="",
+            turn=turn,
+            session_id=session_id,
+            graph_summary=graph,
+            previous_questions=tuple(asked),
+        )
+        asked.append(FollowUpComposer(request, jtbd, strategy).compose())
+    return asked
+
+
+def test_a_switch_timeline_is_walked_in_its_order(methodologies: MethodologyRegistry) -> None:
+    """Once the respondent has answered the opening (which asks for the first thought), the timeline
+    questions go on from it in the switch's order, in every session; with nothing told yet, the
+    first thought is what they ask for."""
+    told = GraphDigest(node_count=2, node_labels=("ten minutes between the school run", "missed my train"))
+    walk = _timeline_walk(methodologies, told, "sess-a")
+    assert walk == _timeline_walk(methodologies, told, "sess-b")
+    steps = [
+        "after that first thought",
+        "before you started actively looking",
+        "when did you start actively looking",
+        "finally made you decide",
+        "first time you used",
+        "after that first use",
+    ]
+    positions = [next(i for i, q in enumerate(walk) if step in q.lower()) for step in steps]
+    assert positions == sorted(positions), walk
+    assert not any("first start thinking" in q or "very beginning" in q for q in walk), walk
+    first = _timeline_walk(methodologies, GraphDigest(), "sess-a")[0]
+    assert "first start thinking" in first or "very beginning" in first, first

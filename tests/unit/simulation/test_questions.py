@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.question.templates.critical_incident import FAMILIES as CIT_TEMPLATES
+from services.question.templates.jobs_to_be_done import FAMILIES as JTBD_TEMPLATES
 from simulation.respondent.questions import QuestionKind, classify
 
 
@@ -133,3 +134,14 @@ def _incident_questions() -> list[str]:
 def test_every_question_for_an_incident_is_read_as_one(question: str) -> None:
     """The interviewer's requests for an incident, first or another, open one with the respondent."""
     assert classify(question, "critical_incident", names_something=False).kind is QuestionKind.INCIDENT
+
+
+def _timeline_questions() -> list[str]:
+    family = JTBD_TEMPLATES["timeline"]
+    return [t.format(topic="morning coffee") for t in dict.fromkeys((*family.topic, *family.again))]
+
+
+@pytest.mark.parametrize("question", _timeline_questions())
+def test_every_step_of_a_switch_timeline_is_read_as_one(question: str) -> None:
+    """Each step the interviewer walks a switch's timeline by asks the respondent for the timeline."""
+    assert classify(question, "jobs_to_be_done", names_something=False).kind is QuestionKind.TIMELINE
