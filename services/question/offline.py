@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TypeVar
 
 from services.question import templates as tpl
 from services.question.elements import element_types, triad_labels
@@ -89,6 +90,9 @@ _DESCRIBED_TYPES = frozenset({"attribution", "learning"})
 _THING_TYPES = frozenset({"attribute"})
 # Node types that name how the respondent felt: a lone "calm" is the state "being calm".
 _FEELING_TYPES = frozenset({"emotion", "psychosocial_consequence"})
+
+
+T = TypeVar("T")
 
 
 def stable_index(*parts: object) -> int:
@@ -266,7 +270,7 @@ def without_lead_in(question: str) -> str:
     return stripped[:1].upper() + stripped[1:] if stripped != question else question
 
 
-def _rotated(pool: list[str], start: int) -> list[str]:
+def _rotated(pool: list[T], start: int) -> list[T]:
     if not pool:
         return []
     start %= len(pool)
@@ -392,14 +396,15 @@ class FollowUpComposer:
         if focus:
             if len(distinct) < 2:
                 return None
-            pairs = list(itertools.combinations(distinct, 2))
-            b, c = pairs[self._seed % len(pairs)]
-            return focus, b, c
-        if len(distinct) < 3:
+            triads = [(focus, b, c) for b, c in itertools.combinations(distinct, 2)]
+        elif len(distinct) < 3:
             return None
-        triples = list(itertools.combinations(distinct, 3))
-        a, b, c = triples[self._seed % len(triples)]
-        return a, b, c
+        else:
+            triads = [(a, b, c) for a, b, c in itertools.combinations(distinct, 3)]
+        # From a place that differs per turn, the first triad not put to the respondent yet: with four
+        # or more elements Kelly's cycle goes through new triads before any is asked again.
+        ordered = _rotated(triads, self._seed % len(triads))
+        return next((t for t in ordered if self._unasked(t)), ordered[0])
 
     def _mode_templates(self, family: str) -> list[str]:
         out: list[str] = []
@@ -451,10 +456,13 @@ class FollowUpComposer:
 
     def _new_triad(self, values: Mapping[str, str]) -> bool:
         """Whether the triad in `values` was never put to the respondent (all three in one question)."""
-        triad = [values.get(k, "").lower() for k in ("a", "b", "c")]
-        if not all(triad):
-            return True  # no triad to repeat
-        return not any(all(x in q.lower() for x in triad) for q in self._request.previous_questions)
+        triad = [values.get(k, "") for k in ("a", "b", "c")]
+        return not all(triad) or self._unasked(triad)  # no triad: none to repeat
+
+    def _unasked(self, triad: Sequence[str]) -> bool:
+        """Whether no earlier question named all three of `triad`."""
+        names = [x.lower() for x in triad]
+        return not any(all(x in q.lower() for x in names) for q in self._request.previous_questions)
 
     def _candidates(self) -> Iterator[str]:
         values = self._values()

@@ -901,3 +901,26 @@ def test_a_switch_timeline_is_walked_in_its_order(methodologies: MethodologyRegi
     assert not any("first start thinking" in q or "very beginning" in q for q in walk), walk
     first = _timeline_walk(methodologies, GraphDigest(), "sess-a")[0]
     assert "first start thinking" in first or "very beginning" in first, first
+
+
+def test_each_triad_is_put_before_one_is_put_again(methodologies: MethodologyRegistry) -> None:
+    """With four elements there are four triads: four turns of triad elicitation name each once,
+    instead of falling back to a triad in general terms when a turn's first pick was asked."""
+    rgt = methodologies.get("repertory_grid")
+    strategy = rgt.strategy("triad_elicitation")
+    assert strategy is not None
+    elements = ("Netflix", "BBC iPlayer", "Disney+", "YouTube")
+    asked: list[str] = []
+    for turn in range(1, 5):
+        request = follow_up(
+            methodology="repertory_grid",
+            strategy="triad_elicitation",
+            label="",
+            turn=turn,
+            graph_summary=GraphDigest(node_count=4, node_labels=elements),
+            previous_questions=tuple(asked),
+        )
+        asked.append(FollowUpComposer(request, rgt, strategy).compose())
+    triads = [frozenset(e for e in elements if e in q) for q in asked]
+    assert all(len(t) == 3 for t in triads), asked
+    assert len(set(triads)) == 4, asked
