@@ -188,6 +188,7 @@ def _resolve(
         and (low in VERB_FORMS_ONLY or not _after_preposition(doc, tags, i))
         # "ear hooks | that keep them in place": a relative pronoun describes a noun
         and not (i + 1 < len(doc) and doc[i + 1].lower_ in {"that", "which", "who"})
+        and not _ends_complement(doc, tags, lemmas, i)
     ):
         return "VERB"  # third person singular after a noun subject: "the battery lasts"
     if (
@@ -213,6 +214,18 @@ def _resolve(
     if "ADV" in cands:
         return "ADV"
     return "NOUN"
+
+
+def _ends_complement(doc: Doc, tags: list[str], lemmas: list[str], i: int) -> bool:
+    """Whether token `i` ends a sentence as the last word of a bare noun phrase after "be": "what I
+    look for is comfortable ear cushions." names a thing; a clause there would start with its own
+    determiner ("the thing is the battery lasts")."""
+    if i + 1 < len(doc) and not doc[i + 1].is_punct:
+        return False
+    k = i - 1
+    while k >= 0 and tags[k] in {"NOUN", "ADJ", "PROPN"}:
+        k -= 1
+    return k >= 0 and k < i - 1 and lemmas[k] == "be"
 
 
 def _after_preposition(doc: Doc, tags: list[str], i: int) -> bool:

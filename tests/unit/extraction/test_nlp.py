@@ -30,6 +30,11 @@ def test_a_subject_noun_before_its_verb_is_a_noun(pipeline: NlpPipeline) -> None
         ("The comfort of the ear pads.", "pads", "NOUN"),
         # a relative pronoun after it describes a noun
         ("One thing I pay attention to is ear hooks that keep them in place.", "hooks", "NOUN"),
+        # a bare noun phrase after "be" that ends the sentence names a thing
+        ("One thing I pay attention to is comfortable ear cushions.", "cushions", "NOUN"),
+        ("What matters is ear cushions!", "cushions", "NOUN"),
+        # ... but a clause there starts with its own determiner, and keeps its verb
+        ("The thing is the battery lasts.", "lasts", "VERB"),
         # a subject noun before its verb, and a clause opened by "before", keep the verb
         ("The battery lasts.", "lasts", "VERB"),
         ("I need to know before the driver leaves the depot.", "leaves", "VERB"),
