@@ -413,12 +413,18 @@ class FollowUpComposer:
         lend = family == self._family
         graph = self._request.graph_summary
         told = graph.node_count > 0 or bool(graph.node_labels)
+        # A methodology's own topic questions replace the shared family's, which ask the same things
+        # in other words ("… the ones you'd reject?", "… the ones you'd turn down?"): both in one
+        # interview read as a repeat.
+        worded = False
         for templates in tpl.templates_for(family, self._methodology.name):
             topic = templates.again if told and templates.again else templates.topic
+            general = () if worded else (topic or (templates.node if lend else ()))
+            worded = worded or bool(topic)
             if self._mode is FocusMode.TOPIC:
-                chosen = topic or (templates.node if lend else ())
+                chosen = general
             elif self._mode is FocusMode.SUMMARY:
-                chosen = templates.summary or topic or (templates.node if lend else ())
+                chosen = templates.summary or general
             else:
                 chosen = templates.node
             out.extend(t for t in chosen if t not in out)

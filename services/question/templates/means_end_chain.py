@@ -17,6 +17,7 @@ OVERRIDES: dict[str, Templates] = {
             "When you compare {kind} options side by side, what do you pay attention to?",
             "What features of {topic} make you pick one over another?",
             "Thinking of {topic} you'd never choose, what puts you off?",
+            "What else comes to mind when you think about {topic}?",
         ),
     ),
     "ladder_up": Templates(

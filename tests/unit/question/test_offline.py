@@ -924,3 +924,21 @@ def test_each_triad_is_put_before_one_is_put_again(methodologies: MethodologyReg
     triads = [frozenset(e for e in elements if e in q) for q in asked]
     assert all(len(t) == 3 for t in triads), asked
     assert len(set(triads)) == 4, asked
+
+
+def test_a_methods_own_topic_questions_replace_the_shared_ones(methodologies: MethodologyRegistry) -> None:
+    """Laddering words its broad questions itself; the shared family's rewordings of them ("… the
+    ones you'd turn down?" beside "… the ones you'd reject?") never come up in its interviews."""
+    mec = methodologies.get("means_end_chain")
+    explore = mec.strategy("explore")
+    assert explore is not None
+    own = tpl.templates_for("explore", mec.name)[0].topic
+    shared = tpl.FAMILIES["explore"].topic
+    topic = "wireless headphones"
+    rendered = {t.format(topic=topic, kind="wireless headphone") for t in own}
+    asked: list[str] = []
+    for turn in range(2, 2 + len(own)):
+        request = follow_up(strategy="explore", label="", turn=turn, previous_questions=tuple(asked))
+        asked.append(FollowUpComposer(request, mec, explore).compose())
+    assert set(asked) == rendered, asked
+    assert not {t.format(topic=topic) for t in set(shared) - set(own)} & set(asked)
