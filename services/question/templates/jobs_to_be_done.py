@@ -7,6 +7,17 @@ from __future__ import annotations
 
 from services.question.templates.base import Templates
 
+# A switch's timeline after its first thought, in order: passive and active looking, deciding, first
+# and ongoing use (the ontology's timeline events).
+_AFTER_FIRST_THOUGHT = (
+    "After that first thought, what happened next?",
+    "What happened after that, before you started actively looking at options?",
+    "When did you start actively looking at options for {topic}, and what did you do?",
+    "What finally made you decide, and when was that?",
+    "What happened the first time you used the new solution for {topic}?",
+    "After that first use, what happened next with {topic}?",
+)
+
 FAMILIES: dict[str, Templates] = {
     "timeline": Templates(
         node=(
@@ -15,27 +26,14 @@ FAMILIES: dict[str, Templates] = {
             "What happened next, after {focus}?",
             "How long after {focus} did you start looking for something new?",
         ),
-        # The switch in its order: first thought, passive and active looking, deciding, first and
-        # ongoing use (the ontology's timeline events).
+        # The switch in its order: the first thought, then the steps after it.
         topic=(
             "When did you first start thinking about a change in how you handle {topic}, and what was going on?",
             "Could you take me back to the very beginning: when did {topic} first come up for you?",
-            "After that first thought, what happened next?",
-            "What happened after that, before you started actively looking at options?",
-            "When did you start actively looking at options for {topic}, and what did you do?",
-            "What finally made you decide, and when was that?",
-            "What happened the first time you used the new solution for {topic}?",
-            "After that first use, what happened next with {topic}?",
+            *_AFTER_FIRST_THOUGHT,
         ),
         # Every opening asks for the first thought: once something was told, the walk goes on from it.
-        again=(
-            "After that first thought, what happened next?",
-            "What happened after that, before you started actively looking at options?",
-            "When did you start actively looking at options for {topic}, and what did you do?",
-            "What finally made you decide, and when was that?",
-            "What happened the first time you used the new solution for {topic}?",
-            "After that first use, what happened next with {topic}?",
-        ),
+        again=_AFTER_FIRST_THOUGHT,
         keywords=("timeline", "first thought", "switch story", "in order", "what happened next"),
         ordered=True,
     ),

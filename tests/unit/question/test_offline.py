@@ -861,24 +861,44 @@ def test_an_incident_asked_for_once_one_was_told_is_another_one(methodologies: M
         assert "wireless headphones" in question, question
 
 
-def _timeline_walk(methodologies: MethodologyRegistry, graph: GraphDigest, session_id: str) -> list[str]:
-    """The topic questions of `reconstruct_timeline` over six turns, each turn knowing the ones before."""
-    jtbd = methodologies.get("jobs_to_be_done")
-    strategy = jtbd.strategy("reconstruct_timeline")
-    assert strategy is not None
+def _walk(
+    methodologies: MethodologyRegistry,
+    methodology: str,
+    strategy: str,
+    turns: range,
+    graph: GraphDigest,
+    session_id: str = "sess-1",
+) -> list[str]:
+    """The topic questions `strategy` asks over `turns` of one interview, each turn knowing the
+    questions asked before it."""
+    cfg = methodologies.get(methodology)
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None, strategy
     asked: list[str] = []
-    for turn in range(2, 8):
+    for turn in turns:
         request = follow_up(
-            methodology="jobs_to_be_done",
-            strategy="reconstruct_timeline",
+            methodology=methodology,
+            strategy=strategy,
             label="",
             turn=turn,
             session_id=session_id,
-            graph_summary=graph,
             previous_questions=tuple(asked),
+            graph_summary=graph,
         )
-        asked.append(FollowUpComposer(request, jtbd, strategy).compose())
+        asked.append(FollowUpComposer(request, cfg, chosen).compose())
     return asked
+
+
+def _timeline_walk(methodologies: MethodologyRegistry, graph: GraphDigest, session_id: str) -> list[str]:
+    """The topic questions of `reconstruct_timeline` over six turns."""
+    return _walk(
+        methodologies,
+        "jobs_to_be_done",
+        "reconstruct_timeline",
+        range(2, 8),
+        graph,
+        session_id=session_id,
+    )
 
 
 def test_a_switch_timeline_is_walked_in_its_order(methodologies: MethodologyRegistry) -> None:
@@ -906,21 +926,9 @@ def test_a_switch_timeline_is_walked_in_its_order(methodologies: MethodologyRegi
 def test_each_triad_is_put_before_one_is_put_again(methodologies: MethodologyRegistry) -> None:
     """With four elements there are four triads: four turns of triad elicitation name each once,
     instead of falling back to a triad in general terms when a turn's first pick was asked."""
-    rgt = methodologies.get("repertory_grid")
-    strategy = rgt.strategy("triad_elicitation")
-    assert strategy is not None
     elements = ("Netflix", "BBC iPlayer", "Disney+", "YouTube")
-    asked: list[str] = []
-    for turn in range(1, 5):
-        request = follow_up(
-            methodology="repertory_grid",
-            strategy="triad_elicitation",
-            label="",
-            turn=turn,
-            graph_summary=GraphDigest(node_count=4, node_labels=elements),
-            previous_questions=tuple(asked),
-        )
-        asked.append(FollowUpComposer(request, rgt, strategy).compose())
+    graph = GraphDigest(node_count=4, node_labels=elements)
+    asked = _walk(methodologies, "repertory_grid", "triad_elicitation", range(1, 5), graph)
     triads = [frozenset(e for e in elements if e in q) for q in asked]
     assert all(len(t) == 3 for t in triads), asked
     assert len(set(triads)) == 4, asked
@@ -929,16 +937,11 @@ def test_each_triad_is_put_before_one_is_put_again(methodologies: MethodologyReg
 def test_a_methods_own_topic_questions_replace_the_shared_ones(methodologies: MethodologyRegistry) -> None:
     """Laddering words its broad questions itself; the shared family's rewordings of them ("… the
     ones you'd turn down?" beside "… the ones you'd reject?") never come up in its interviews."""
-    mec = methodologies.get("means_end_chain")
-    explore = mec.strategy("explore")
-    assert explore is not None
-    own = tpl.templates_for("explore", mec.name)[0].topic
+    own = tpl.templates_for("explore", "means_end_chain")[0].topic
     shared = tpl.FAMILIES["explore"].topic
     topic = "wireless headphones"
     rendered = {t.format(topic=topic, kind="wireless headphone") for t in own}
-    asked: list[str] = []
-    for turn in range(2, 2 + len(own)):
-        request = follow_up(strategy="explore", label="", turn=turn, previous_questions=tuple(asked))
-        asked.append(FollowUpComposer(request, mec, explore).compose())
+    graph = GraphDigest(node_count=2, node_labels=("long battery life", "noise cancelling"))
+    asked = _walk(methodologies, "means_end_chain", "explore", range(2, 2 + len(own)), graph)
     assert set(asked) == rendered, asked
     assert not {t.format(topic=topic) for t in set(shared) - set(own)} & set(asked)
