@@ -406,8 +406,11 @@ class FollowUpComposer:
         ordered = _rotated(triads, self._seed % len(triads))
         return next((t for t in ordered if self._unasked(t)), ordered[0])
 
-    def _mode_templates(self, family: str) -> list[str]:
+    def _mode_templates(self, family: str) -> tuple[list[str], bool]:
+        """The family's templates for the focus mode, and whether they are the ordered steps of a
+        sequence (a switch's timeline: asked in their order, not from a per-session place)."""
         out: list[str] = []
+        ordered = False
         # Another family's node questions read the topic as an item ("what is the opposite of video
         # streaming services?"): only the strategy's own family may lend them to topic/summary mode.
         lend = family == self._family
@@ -428,10 +431,11 @@ class FollowUpComposer:
             else:
                 chosen = templates.node
             out.extend(t for t in chosen if t not in out)
-        return out
+            ordered = ordered or (templates.ordered and self._mode is not FocusMode.RECENT_NODE)
+        return out, ordered
 
     def _rendered(self, family: str, values: Mapping[str, str]) -> list[str]:
-        templates = self._mode_templates(family)
+        templates, ordered = self._mode_templates(family)
         spoken = values.get("focus", "")
         if self._doing:
             place, clause = "place" in values, "clause" in values
@@ -448,11 +452,8 @@ class FollowUpComposer:
                 if (x := placed(t, self._preposition, day=self._day, thing=self._thing)) is not None
             ]
         templates = [t for t in templates if not negates_again(t, spoken)]
-        # The steps of a sequence (a switch's timeline) are asked in their order, the first not asked
-        # yet; other variants start at a place that differs per session, so sessions vary.
-        ordered = self._mode is not FocusMode.RECENT_NODE and any(
-            t.ordered for t in tpl.templates_for(family, self._methodology.name)
-        )
+        # The steps of a sequence are asked in their order, the first not asked yet; other variants
+        # start at a place that differs per session, so sessions vary.
         start = 0 if ordered else stable_index(self._seed, family)
         named = _rotated([x for t in templates if "{a}" in t and (x := _fill(t, values))], start)
         rest = _rotated([x for t in templates if "{a}" not in t and (x := _fill(t, values))], start)
