@@ -9,6 +9,7 @@ from services.extraction.engine import ExtractionEngine
 from services.extraction.filler import is_filler_label, is_meta, meta_spans
 from services.extraction.models import ConceptBrief, ExtractionRequest
 from shared.methodology import MethodologyRegistry
+from tests.unit.extraction.support import extract
 
 
 @pytest.mark.parametrize(
@@ -106,15 +107,14 @@ async def test_a_label_starting_in_a_lead_in_keeps_only_what_follows_it(
     offline_engine: ExtractionEngine,
 ) -> None:
     # The sceptical persona's opener: the clause's label used to start at "speaking".
-    request = ExtractionRequest(
-        session_id="s",
-        utterance_id="u",
-        text="Strictly speaking, the consultant said at nine that I was fit to leave, which meant I sat "
+    result = await extract(
+        offline_engine,
+        "Strictly speaking, the consultant said at nine that I was fit to leave, which meant I sat "
         "in my coat until four waiting for the letter.",
-        question="Could you tell me about one specific time with hospital discharge that you remember well?",
+        "Could you tell me about one specific time with hospital discharge that you remember well?",
         methodology="critical_incident",
         concept=ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"),
     )
-    labels = [c.label for c in (await offline_engine.extract(request)).concepts]
+    labels = [c.label for c in result.concepts]
     assert "consultant said at nine" in labels
     assert not [label for label in labels if "speaking" in label]
