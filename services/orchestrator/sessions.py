@@ -323,7 +323,7 @@ class SessionService:
         async with self._locks.hold(session_id):
             row = await self._repo.get_session(session_id)
             if row.status == "completed":
-                raise SessionEndedError("the session has ended", metadata={"status": "completed"})
+                raise SessionEndedError.of_session()
             if row.status == "active":
                 row = await self._repo.update_session(session_id, status="paused")
         return session_to_pb(row)
@@ -334,7 +334,7 @@ class SessionService:
         async with self._locks.hold(session_id):
             row = await self._repo.get_session(session_id)
             if row.status == "completed":
-                raise SessionEndedError("the session has ended", metadata={"status": "completed"})
+                raise SessionEndedError.of_session()
             if row.status == "paused":
                 row = await self._repo.update_session(session_id, status="active")
         return session_to_pb(row), row.current_question

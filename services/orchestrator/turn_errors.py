@@ -13,6 +13,14 @@ from shared.errors import FailedPreconditionError
 class SessionEndedError(FailedPreconditionError):
     """The session is completed: no further turns."""
 
+    @classmethod
+    def of_session(cls, turn_count: int | None = None) -> SessionEndedError:
+        """The error for a completed session (with its `turn_count` in the metadata when given)."""
+        metadata = {"status": "completed"}
+        if turn_count is not None:
+            metadata["turn_count"] = str(turn_count)
+        return cls("the session has ended", metadata=metadata)
+
 
 class SessionPausedError(FailedPreconditionError):
     """The session is paused: ResumeSession first."""

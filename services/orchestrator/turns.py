@@ -160,12 +160,12 @@ class TurnService:
         except (TurnAlreadyAnsweredError, TurnOutOfOrderError):
             if session.status == "completed":
                 # An ended session takes no turn at all: naming the next turn would mislead.
-                raise _ended(session) from None
+                raise SessionEndedError.of_session(session.turn_count) from None
             raise
         if stored is not None:
             return stored
         if session.status == "completed":
-            raise _ended(session)
+            raise SessionEndedError.of_session(session.turn_count)
         if session.status == "paused":
             raise SessionPausedError("the session is paused; resume it first", metadata={"status": "paused"})
         _expect_turn(session.turn_count, turn_number)
@@ -292,12 +292,6 @@ class TurnService:
         result = orchestrator_pb2.TurnResult.FromString(row.result)
         result.replayed = True
         return result
-
-
-def _ended(session: SessionRow) -> SessionEndedError:
-    return SessionEndedError(
-        "the session has ended", metadata={"status": "completed", "turn_count": str(session.turn_count)}
-    )
 
 
 def _expect_turn(turn_count: int, turn_number: int) -> None:
