@@ -14,7 +14,6 @@ from spacy.tokens import Doc
 from services.extraction.checking import MAX_LABEL_WORDS as _CHECKED_MAX_WORDS
 from services.extraction.local.labelwords import (
     AFTER_VERBS,
-    CLAUSE_OPENERS,
     HEDGE_VERBS,
     IN_VERBS,
     IRREGULAR_PARTICIPLES,
@@ -41,6 +40,7 @@ from services.extraction.local.labelwords import (
     WORDS_GO_ON,
 )
 from services.extraction.local.segment import SUBJECTS as _SUBJECTS
+from services.extraction.local.segment import noun_subject_opens
 
 
 def shape_label(doc: Doc, indices: list[int]) -> tuple[str, list[int]] | None:
@@ -197,13 +197,10 @@ def _before_relative(doc: Doc, idx: list[int], first: int) -> list[int]:
 def _hedge_before_clause(doc: Doc, idx: list[int]) -> bool:
     if len(idx) < 3 or doc[idx[0]].lower_ not in HEDGE_VERBS:
         return False
-    second = doc[idx[1]].lower_
-    if second in _SUBJECTS:
+    if doc[idx[1]].lower_ in _SUBJECTS:
         return True
-    # a subject of the respondent's own ("my dad", "the nurse", "waiting at the café", "the queue at
-    # the station café") with its verb close behind
-    opens = second in CLAUSE_OPENERS or (second.endswith("ing") and doc[idx[1]].pos_ in {"VERB", "NOUN"})
-    return opens and any(doc[i].pos_ in {"VERB", "AUX"} for i in idx[2:8])
+    # a subject of the respondent's own ("my dad", "the nurse", "dad") with its verb behind
+    return noun_subject_opens([doc[i] for i in idx[1:8]])
 
 
 def _word_count(doc: Doc, idx: list[int]) -> int:

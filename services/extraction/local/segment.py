@@ -4,10 +4,13 @@ the framing words around an item ("for me …", "… is important to me"). Label
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
+
+from services.extraction.local.labelwords import CLAUSE_OPENERS, HEDGE_VERBS
 
 _BREAK_AFTER_COMMA = frozenset({"and", "or", "then", "plus", "which", "who", "where", "when", "while"})
 SUBJECTS = frozenset({"i", "we", "they", "it", "he", "she", "you", "that", "this"})
@@ -70,9 +73,38 @@ def clauses(doc: Doc, markers: list[Span]) -> list[Clause]:
             start += 1
         while end > start and (doc[end - 1].is_punct or doc[end - 1].is_space):
             end -= 1
+        start = _after_hedge(doc, start, end)
         if start < end:
             out.append(Clause(len(out), start, end))
     return out
+
+
+def noun_subject_opens(toks: Sequence[Token]) -> bool:
+    """Whether `toks` open with a noun phrase that is the subject of a verb behind it: "my dad was
+    going home", "the queue at the station café was long", "waiting at the café took ages", "dad was
+    being discharged". A bare noun needs its verb right behind it; further off, it is more likely an
+    object ("noticed dad in the corridor when …")."""
+    if len(toks) < 2:
+        return False
+    first = toks[0]
+    if first.lower_ in CLAUSE_OPENERS or (first.lower_.endswith("ing") and first.pos_ in {"VERB", "NOUN"}):
+        return any(t.pos_ in {"VERB", "AUX"} for t in toks[1:7])
+    return first.pos_ in {"NOUN", "PROPN"} and toks[1].pos_ in {"VERB", "AUX"}
+
+
+def _after_hedge(doc: Doc, start: int, end: int) -> int:
+    """Where the clause starts once a respondent's opening hedge is left out: "I think | dad was
+    being discharged", "I guess that | we gave up". The hedge frames what follows and names no item;
+    left in, its verb took the subject as an object ("think dad"). A hedge before anything but a
+    clause of its own stays ("I think about it a lot")."""
+    if end - start < 4 or doc[start].lower_ not in {"i", "we"} or doc[start + 1].lower_ not in HEDGE_VERBS:
+        return start
+    first = start + 2
+    if doc[first].lower_ == "that" and first + 2 < end:
+        first += 1
+    rest = doc[first:end]
+    pronoun = doc[first].lower_ in _PERSONS and _verb_follows(doc, first) and first + 1 < end
+    return first if pronoun or noun_subject_opens(list(rest)) else start
 
 
 # Subjects that stand for a person ("so tired | I fell asleep").

@@ -9,7 +9,7 @@ from services.extraction.engine import ExtractionEngine
 from services.extraction.local.labels import shape_label
 from services.extraction.models import ConceptBrief, ExtractionResult
 from services.extraction.nlp import NlpPipeline
-from tests.unit.extraction.support import extract
+from tests.unit.extraction.support import edges, extract, nodes
 
 _COFFEE = ConceptBrief(id="coffee", name="Morning coffee")
 _STREAMING = ConceptBrief(id="streaming", name="Streaming services")
@@ -350,6 +350,35 @@ async def test_a_hedge_before_a_subject_of_the_respondents_own_is_dropped(
     # (with its counted time: "after ten | days" is not cut before its unit)
     assert "dad was going home after ten days" in labels, labels
     assert not any(label.startswith("think") for label in labels), labels
+
+
+@pytest.mark.parametrize("hedge", ["I think", "I reckon that", "We guess"])
+async def test_a_hedge_before_a_bare_noun_subject_reads_as_the_clause_alone(
+    offline_engine: ExtractionEngine, hedge: str
+) -> None:
+    # "I think dad was being discharged …" had given the incident "think dad" (the hedge's verb took
+    # the subject as its object) and lost the discharge; the answer must read as it does unhedged
+    told = (
+        "dad was being discharged after his heart failure got worse, so a nurse rang me to plan the"
+        " discharge a day early."
+    )
+    unhedged = await _extract(offline_engine, told[0].upper() + told[1:], methodology="critical_incident")
+    hedged = await _extract(offline_engine, f"{hedge} {told}", methodology="critical_incident")
+    assert nodes(hedged) == nodes(unhedged), (nodes(hedged), nodes(unhedged))
+    assert edges(hedged) == edges(unhedged)
+    assert any("heart failure" in label for _, label in nodes(hedged)), nodes(hedged)
+
+
+async def test_a_hedge_before_anything_but_a_clause_stays_in_its_clause(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "I think about it" is not a hedge over a clause: nothing of the sentence may be dropped as one
+    labels = await _labels(
+        offline_engine,
+        "I think about the discharge lounge a lot, because nobody checked on him there.",
+        "critical_incident",
+    )
+    assert not any(label.startswith("about") for label in labels), labels
 
 
 async def test_a_passive_keeps_its_was(offline_engine: ExtractionEngine) -> None:
