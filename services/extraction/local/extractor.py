@@ -109,7 +109,7 @@ class LocalExtractor:
         explained_by_reasons(doc, parts, cands, relations, lex, chooser)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
-        cands = _in_particular(_one_type_per_label(_outside(doc, cands, meta)), lex)
+        cands = _in_particular(_one_type_per_label(_outside(doc, _appositions(doc, cands), meta)), lex)
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
         # "Then I check out in the app." after "What happened next?": on from the last answer's
@@ -278,6 +278,30 @@ def _in_particular(cands: list[Candidate], lex: CueLexicon) -> list[Candidate]:
     return [
         c for c in cands if not (c.from_noun and c.node_type in lex.noun_participants and c.clause in clauses)
     ]
+
+
+def _appositions(doc: Doc, cands: list[Candidate]) -> list[Candidate]:
+    """Without an item that only says which one another item is: "Prime Video, the one I cancelled"
+    names one service, not two. Kept apart, a repertory grid put them in one triad ("Prime Video, the
+    one you cancelled and Disney+"). A description headed by "one" next to an item of its type, a
+    comma between them, goes; the name stays."""
+    dropped: set[int] = set()
+    for c in cands:
+        if doc[c.label_tokens[0]].lower_ not in _PRO_FORMS:
+            continue
+        for o in cands:
+            if o is c or o.node_type != c.node_type or id(o) in dropped:
+                continue
+            first, second = (o, c) if o.quote_end <= c.quote_start else (c, o)
+            between = [t.text for t in doc[first.quote_end : second.quote_start] if t.lower_ != "the"]
+            if between == [","]:
+                dropped.add(id(c))
+                break
+    return [c for c in cands if id(c) not in dropped]
+
+
+# Heads of a description that stands for an item named elsewhere ("the one I cancelled").
+_PRO_FORMS = frozenset({"one", "ones"})
 
 
 def _one_type_per_label(cands: list[Candidate]) -> list[Candidate]:

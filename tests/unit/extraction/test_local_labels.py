@@ -1200,3 +1200,30 @@ async def test_a_value_said_plainly_is_a_value_node(
         concept=ConceptBrief(id="headphones", name="Wireless headphones"),
     )
     assert expected in [(c.label, c.node_type) for c in result.concepts]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I pay for Netflix and Disney+, and there's Prime Video, the one I cancelled.",
+        "The one I cancelled, Prime Video, kept showing the same reruns everywhere.",
+    ],
+)
+async def test_a_description_beside_a_name_is_not_an_element_of_its_own(
+    offline_engine: ExtractionEngine, answer: str
+) -> None:
+    # "Prime Video, the one I cancelled" had given two elements, and a triad then named the same
+    # service twice ("Prime Video, one you cancelled and Disney+")
+    question = "Which streaming services have you used or come across?"
+    result = await extract(offline_engine, answer, question, methodology="repertory_grid", concept=_STREAMING)
+    elements = {c.label for c in result.concepts if c.node_type == "element"}
+    assert "Prime Video" in elements and not [e for e in elements if "cancelled" in e], elements
+
+
+async def test_a_description_alone_is_still_an_element(offline_engine: ExtractionEngine) -> None:
+    # a role title the respondent gives no name stays the element it is ("the service I cancelled")
+    question = "Which streaming services have you used or come across?"
+    answer = "The one I cancelled had the same reruns everywhere, and Netflix has its own series."
+    result = await extract(offline_engine, answer, question, methodology="repertory_grid", concept=_STREAMING)
+    elements = {c.label for c in result.concepts if c.node_type == "element"}
+    assert "one I cancelled" in elements and "Netflix" in elements, elements
