@@ -29,6 +29,7 @@ from services.question.places import (
     place_of,
     placed,
     preposition_for,
+    says_for_you_twice,
 )
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels
@@ -451,7 +452,9 @@ class FollowUpComposer:
                 for t in templates
                 if (x := placed(t, self._preposition, day=self._day, thing=self._thing)) is not None
             ]
-        templates = [t for t in templates if not negates_again(t, spoken)]
+        templates = [
+            t for t in templates if not negates_again(t, spoken) and not says_for_you_twice(t, spoken)
+        ]
         # The steps of a sequence are asked in their order, the first not asked yet; other variants
         # start at a place that differs per session, so sessions vary.
         start = 0 if ordered else stable_index(self._seed, family)

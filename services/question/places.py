@@ -249,6 +249,16 @@ def negates_again(template: str, spoken: str) -> bool:
     )
 
 
+_FOR_YOU = re.compile(r"\bfor you\b")
+_FOR_YOURS = re.compile(r"\bfor (?:you|your|yourself)\b")
+
+
+def says_for_you_twice(template: str, spoken: str) -> bool:
+    """Whether `template` adds "for you" to a focus that already says whom it is for ("So in the end
+    it comes down to needing to stay sharp for your patients for you")."""
+    return bool(_FOR_YOU.search(template)) and bool(_FOR_YOURS.search(spoken.lower()))
+
+
 def is_state(spoken: str) -> bool:
     """Whether a focus is said back as a state ("being furious", "there being no slots left")."""
     return spoken.startswith(("being ", "there being "))

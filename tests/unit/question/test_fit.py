@@ -392,3 +392,17 @@ def test_a_pole_that_is_a_negation_is_not_negated_again(
     assert [
         q for q in asked if "is not easy to find something" in q or "isn't easy to find something" in q
     ], asked
+
+
+def test_a_focus_that_says_whom_it_is_for_gets_no_second_for_you(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "So in the end it comes down to needing to stay sharp for your patients for you."
+    job = FocusNode(node_id="j", label="need to stay sharp for my patients", node_type="job")
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", job, range(3, 30))
+    assert len(asked) >= 3 and all("for your patients" in q for q in asked), asked
+    assert not [q for q in asked if re.search(r"\bfor your patients\b.*\bfor you\b", q)], asked
+    # a focus that names no one keeps the templates that say "for you"
+    other = FocusNode(node_id="o", label="need to stay sharp at work", node_type="job")
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", other, range(3, 30))
+    assert [q for q in asked if re.search(r"\bat work\b.*\bfor you\b", q)], asked

@@ -428,6 +428,32 @@ def test_closing_says_labels_back_to_the_respondent(
     assert " my " not in text.replace("That's all my questions", "")
 
 
+def test_a_closing_chain_that_says_for_you_is_not_said_for_you_again(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "It was really helpful to hear how it fits together for you: no adverts lead to feeling made
+    # for you, …"
+    repgrid = methodologies.get("repertory_grid")
+    chain = ("no adverts", "feels made for me", "being treated fairly")
+    digest = GraphDigest(node_count=3, node_labels=chain, longest_chain_labels=chain)
+    req = ClosingRequest(
+        session_id="s1",
+        methodology="repertory_grid",
+        concept=ConceptBrief(name="Video streaming services"),
+        termination_reason=TerminationReason.CLOSING_STRATEGY,
+        graph_summary=digest,
+    )
+    text = offline_closing(req, repgrid, spoken)
+    assert "feeling made for you" in text, text
+    assert text.count("for you") == 1, text
+    # a chain that names no one keeps "for you"
+    other = ("no adverts", "worth my evening", "being treated fairly")
+    req = req.model_copy(
+        update={"graph_summary": GraphDigest(node_count=3, node_labels=other, longest_chain_labels=other)}
+    )
+    assert "fits together for you:" in offline_closing(req, repgrid, spoken)
+
+
 @pytest.mark.parametrize(
     ("labels", "types", "said"),
     [
