@@ -32,7 +32,7 @@ from services.question.places import (
     says_for_you_twice,
 )
 from services.question.prompts import effective_focus_mode
-from services.question.spoken import SpokenLabels
+from services.question.spoken import SpokenLabels, in_second_person
 from services.question.text import (
     ARTICLES,
     clean_label,
@@ -380,7 +380,8 @@ class FollowUpComposer:
         chain = render_chain(chain_labels, self._methodology.name)
         if chain:
             values["chain"] = chain
-        triad = self._triad(triad_focus, elements)
+        # the respondent's elements as names, only their pronouns turned ("the one you cancelled")
+        triad = self._triad(in_second_person(triad_focus), [in_second_person(e) for e in elements])
         if triad:
             values.update(zip(("a", "b", "c"), triad, strict=True))
         return values

@@ -371,6 +371,14 @@ def _none_left(words: list[str]) -> bool:
     return len(words) > 2 and words[0] == "no" and words[-1] in en.NONE_LEFT
 
 
+def in_second_person(label: str) -> str:
+    """`label` with only its pronouns turned to the respondent ("the one I cancelled" -> "the one you
+    cancelled", "my ideal service" -> "your ideal service"): a name as written, where the rest of
+    `SpokenLabels.say` would read a name as a clause ("Netflix recommends shows")."""
+    _, names, words = _second_person(label)
+    return _join(words, names)
+
+
 def _second_person(label: str) -> tuple[list[str], dict[str, str], list[str]]:
     """The label's words as written, its names (lower case -> as written) and its words in the
     second person, lower case ("I was" -> "you were")."""

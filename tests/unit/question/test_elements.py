@@ -126,3 +126,20 @@ def test_a_construct_summary_names_no_element(methodologies: MethodologyRegistry
     assert summaries, asked
     named = ("netflix", "youtube", "disney+")
     assert not [q for q in summaries if any(name in q.lower() for name in named)], summaries
+
+
+@pytest.mark.parametrize("turn", range(3, 9))
+def test_elements_the_respondent_supplied_are_named_to_them_in_the_second_person(
+    methodologies: MethodologyRegistry, turn: int
+) -> None:
+    # "If you compare Prime Video, one I cancelled and Disney+ …": the interviewer said the
+    # respondent's "I" as its own
+    rgt, triad = _triad_strategy(methodologies)
+    labels = ("netflix", "one I cancelled", "my ideal service", *sorted(POLES))
+    req = _triad_request(turn, labels)
+    first = FollowUpComposer(req, rgt, triad).compose()
+    assert all(e in first for e in ("Netflix", "one you cancelled", "your ideal service")), first
+    assert " I " not in first and "my " not in first, first
+    # the triad counts as asked in the words it was asked in: other words come next
+    again = FollowUpComposer(req.model_copy(update={"previous_questions": (first,)}), rgt, triad).compose()
+    assert "one you cancelled" not in again, again
