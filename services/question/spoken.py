@@ -259,6 +259,11 @@ class SpokenLabels(ClauseReader):
             at += 1
         if not words or words[at] not in self._forms.adjectives:
             return False
+        word = words[at]
+        if word.endswith("ing") and word != "willing" and self._forms.verb_lemma(word) != word:
+            # "standing on my own feet", "worrying about the slot": a doing the tables also list as
+            # an adjective ("a standing order"), not "being standing on your own feet"
+            return False
         if at == len(words) - 1:
             return True
         nxt = words[at + 1]

@@ -491,6 +491,21 @@ def test_what_made_them_feel_is_said_as_how_they_felt(
     assert spoken.finite(label, feeling=True) == clause
 
 
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
+        ("standing on my own feet", "standing on your own feet"),
+        ("worrying about the slot", "worrying about the slot"),
+    ],
+)
+def test_a_felt_doing_is_not_made_a_state(spoken: SpokenLabels, label: str, said: str) -> None:
+    # "how much does being standing on your own feet matter to you?": the word tables also list
+    # "standing" as an adjective ("a standing order"), which read the doing as a state
+    assert spoken.say(label, feeling=True) == (said, True)
+    # a real adjective stays a state
+    assert spoken.say("willing to pay more", feeling=True) == ("being willing to pay more", True)
+
+
 def test_a_thing_that_annoys_keeps_its_subject(spoken: SpokenLabels) -> None:
     # only a lone word is how they felt: "the app being annoying" is said of the app
     assert spoken.finite("the app was annoying") == "the app was annoying"
