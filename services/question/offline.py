@@ -283,7 +283,14 @@ def _fill(template: str, values: Mapping[str, str]) -> str | None:
         text = template.format_map(values)
     except KeyError:
         return None  # a placeholder with no value for this request: skip the template
-    return None if has_placeholder(text) else text
+    if has_placeholder(text):
+        return None
+    # "During the time during bed pressures": a time said back as "the time during …" (`SpokenLabels`)
+    # needs no second "during" from the template
+    return _TIME_TWICE.sub(r"\1 ", text)
+
+
+_TIME_TWICE = re.compile(r"\b(during|after|before) the time \1 ", re.IGNORECASE)
 
 
 class FollowUpComposer:

@@ -283,3 +283,13 @@ def test_a_doing_is_not_asked_about_as_a_thing_one_has() -> None:
     assert doing == ["What would change for you without {focus}?"]
     absent = [t for t in absence if for_doing(t, place=False, clause=False, absent=True) is not None]
     assert absent == []
+
+
+def test_a_time_said_as_the_time_during_is_not_given_a_second_during(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "During the time during bed pressures, what was actually said?"
+    focus = FocusNode(node_id="s", label="during bed pressures", node_type="situation")
+    asked = asked_over_turns(methodologies, spoken, "critical_incident", "trace_actions", focus, range(3, 30))
+    assert any(q.startswith("During bed pressures") for q in asked), asked
+    assert not [q for q in asked if "during the time during" in q.lower()], asked
