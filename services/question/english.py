@@ -325,6 +325,7 @@ NEWER_NOUNS = {
 }
 # Said of a person without an article: pronouns, and a child's words for a parent used as names.
 NO_ARTICLE = {
+    "no",  # "no audio delay", not "the no audio delay"
     "daddy",
     "mummy",
     "mommy",

@@ -244,6 +244,7 @@ def test_a_doing_is_asked_about_with_when_not_at(
         ("wife", "your wife"),
         ("dad", "your dad"),  # a parent named as one names them at home is still theirs
         ("Friday afternoon", "Friday afternoon"),
+        ("no audio delay", "no audio delay"),  # what is not there takes no article
     ],
 )
 def test_a_role_is_said_back_with_an_article(spoken: SpokenLabels, said: str, person: str) -> None:
