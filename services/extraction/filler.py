@@ -21,7 +21,7 @@ import re
 
 # Lead-ins that may precede a meta remark in the same segment.
 _LEAD = (
-    r"(?:(?:well|hmm+|um+|uh+|oh|so|sure|okay|ok|right|again|honestly|yeah|yes|no|look|and|but|"
+    r"(?:(?:well|hmm+|um+|uh+|oh|so|sure|okay|ok|right|again|honestly|yeah|yes|no|look|and|but|sorry|"
     r"i mean|to be honest|i guess|i suppose|i think|really|practically speaking|strictly speaking)[,.!]?\s+)*"
 )
 
@@ -53,6 +53,11 @@ _META_SEGMENTS: tuple[str, ...] = (
     # a verdict on what was just said, naming nothing new
     r"i'?m (?:really |very |so |quite |pretty )?(?:happy|pleased|glad|satisfied|fine|ok|okay) with (?:that|it|"
     r"this|them)(?: really| honestly)?",
+    # remarks about their own answering ("Sorry, I'm rambling", "Where was I?")
+    r"(?:sorry )?i'?m (?:just |a bit )?(?:rambling|waffling|digressing|going on(?: a bit)?|getting (?:off track|"
+    r"sidetracked)|going off (?:on )?(?:a )?tangent)(?: again| a bit| here)?",
+    r"where was i",
+    r"(?:i'?m )?sorry(?: about that)?",
     # remarks about the interview itself
     r".*\b(?:leading question|frame (?:it|that)|your research|here goes|why do you ask|trying to find out|"
     r"what you'?re asking|what do you mean by that)\b.*",

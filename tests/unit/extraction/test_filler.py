@@ -28,6 +28,10 @@ from tests.unit.extraction.support import extract
         "I'm really happy with that",
         "That's a bit of a leading question",
         "I hate that so much",
+        "I'm rambling",
+        "Sorry",
+        "Where was I",
+        "I'm going off on a tangent again",
     ],
 )
 def test_meta_segments(segment: str) -> None:
@@ -42,6 +46,7 @@ def test_meta_segments(segment: str) -> None:
         "That's important to me because I can focus",
         "Nothing beats a long battery life",
         "I'm happy with the battery",
+        "Sorry it took so long to arrive",
     ],
 )
 def test_content_is_not_meta(segment: str) -> None:
@@ -79,6 +84,20 @@ async def test_filler_next_to_content_keeps_the_content(offline_engine: Extracti
     )
     result = await offline_engine.extract(request)
     assert [c.label for c in result.concepts] == ["long battery life"]
+
+
+async def test_an_apology_for_rambling_names_nothing(offline_engine: ExtractionEngine) -> None:
+    # "Sorry, I'm rambling, …" had given the firing criteria "sorry" and "rambling", and the interviewer
+    # asked "When it came to being rambling, what progress were you trying to make?"
+    result = await extract(
+        offline_engine,
+        "I want to reduce the chance of mistakes at 4am, which was down to a thermos of filter coffee. "
+        "Sorry, I'm rambling, I had three coffees this morning.",
+        "Before the energy drinks, what did you use instead, and what made you stop?",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "thermos of filter coffee" in labels, labels
+    assert not labels & {"sorry", "rambling", "i'm rambling"}, labels
 
 
 def test_an_llm_filler_label_is_dropped_with_a_warning(methodologies: MethodologyRegistry) -> None:
