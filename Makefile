@@ -57,10 +57,17 @@ protos: $(STAMP)
 	$(PY) scripts/gen_protos.py
 	touch $(GEN_STAMP)
 
+# `buf breaking` compares the protos with main (a branch's change) and with their first commit, so
+# that on main itself every field, number and name the v1 API ever published is still there.
+PROTO_BASELINE := b1a92c18609f4234656e0ba8c754a48bb7415cf8
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy shared services scripts bench deploy $(wildcard cli simulation) tests
 	npx --no-install buf lint
+	@if git cat-file -e $(PROTO_BASELINE)^{commit} 2>/dev/null; then \
+		npx --no-install buf breaking --against ".git#ref=$(PROTO_BASELINE),depth=$$(git rev-list --count HEAD)"; \
+	else echo "buf breaking: $(PROTO_BASELINE) (the first protos) is not in this clone; skipped"; fi
 	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:buf.yaml 2>/dev/null; then \
 		npx --no-install buf breaking --against '.git#branch=main'; \
 	else echo "buf breaking: no main branch with protos to compare against; skipped"; fi
