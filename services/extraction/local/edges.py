@@ -97,7 +97,7 @@ def link_candidates(
         right = sorted(in_span(cands, rel.right), key=lambda c: abs(c.char_start - rel.marker_span.end))
         left: list[Candidate | Endpoint] = []
         if rel.left is not None:
-            left += _nearest_first(in_span(cands, rel.left), rel.marker_span.start)
+            left += _heads_first(doc, _nearest_first(in_span(cands, rel.left), rel.marker_span.start))
         if not left:
             # "That's important to me because Y", "…, and I think that was because Y": the left side
             # only points back — at the item said just before, or at what the question asked about
@@ -263,6 +263,25 @@ def opening_event(doc: Doc, cands: list[Candidate], lex: CueLexicon) -> Candidat
 def _nearest_first(cands: list[Candidate], position: int) -> list[Candidate]:
     """Candidates ending before `position`, closest first."""
     return sorted(cands, key=lambda c: abs(c.char_end - position))
+
+
+def _heads_first(doc: Doc, ordered: list[Candidate]) -> list[Candidate]:
+    """`ordered` with an item ahead of one that only says where it came from: in "I stopped using the
+    energy drinks from the vending machine because …" the reason is the drinks', not the machine's."""
+    out = list(ordered)
+    for a in ordered:
+        for b in ordered:
+            between = [t.lower_ for t in doc[a.quote_end : b.quote_start]]
+            if a is b or a.node_type != b.node_type or between not in _FROM:
+                continue
+            i, j = out.index(a), out.index(b)
+            if j < i:
+                out.insert(j, out.pop(i))
+    return out
+
+
+# What stands between an item and the place it came from ("energy drinks | from the | vending machine").
+_FROM = (["from"], ["from", "the"], ["from", "a"], ["from", "our"], ["from", "my"])
 
 
 def _pairs(

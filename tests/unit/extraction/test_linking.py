@@ -571,3 +571,33 @@ async def test_the_verb_between_two_items_is_no_part_of_either(
     assert edge in _edges(result), _edges(result)
     verbs = {"conflicts", "clashes", "competes", "result", "leads"}
     assert not [label for label in _types(result) if label.split()[-1] in verbs], _types(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "source"),
+    [
+        # the reason is the drinks', not the machine's they came from
+        (
+            "I stopped using the energy drinks from the vending machine because I crashed after two hours.",
+            "energy drinks",
+        ),
+        # without "from", the item nearest the connective is the one explained, as before
+        (
+            "I stopped using the energy drinks and the vending machine because I crashed after two hours.",
+            "vending machine",
+        ),
+    ],
+)
+async def test_a_reason_explains_the_item_not_where_it_came_from(
+    offline_engine: ExtractionEngine, answer: str, source: str
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "jobs_to_be_done",
+        answer,
+        "What was it about the energy drinks that made you think about a change?",
+    )
+    explained = {r.source_label for r in result.relationships if r.target_label == "crashed"}
+    assert explained == {source}, [
+        (r.source_label, r.edge_type, r.target_label) for r in result.relationships
+    ]
