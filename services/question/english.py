@@ -323,9 +323,10 @@ NEWER_NOUNS = {
     "carer",
     "carers",
 }
-# Said of a person without an article: pronouns, and a child's words for a parent used as names.
+# Said without an article: pronouns, a child's words for a parent used as names, and what is not
+# there ("no audio delay", not "the no audio delay").
 NO_ARTICLE = {
-    "no",  # "no audio delay", not "the no audio delay"
+    "no",
     "daddy",
     "mummy",
     "mommy",
