@@ -16,7 +16,7 @@ from services.question.offline import (
     stable_index,
     without_lead_in,
 )
-from services.question.places import says_for_you_twice
+from services.question.places import says_whom_for
 from services.question.sanitize import is_reasoning, sanitize_question
 from services.question.spoken import SpokenLabels
 from services.question.templates import method_key
@@ -155,11 +155,7 @@ def offline_closing(
     chain = render_chain(said(chain_to_say(graph, methodology), chain_types(graph)), methodology.name)
     if chain:
         # "… fits together for you: no adverts lead to feeling made for you" says it twice
-        lead = (
-            "how it all fits together"
-            if says_for_you_twice("for you", chain)
-            else "how it fits together for you"
-        )
+        lead = "how it all fits together" if says_whom_for(chain) else "how it fits together for you"
         parts.append(f"It was really helpful to hear {lead}: {chain}.")
     elif summary:
         parts.append(f"I learned a lot from what you shared about {summary}.")

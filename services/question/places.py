@@ -253,10 +253,16 @@ _FOR_YOU = re.compile(r"\bfor you\b")
 _FOR_YOURS = re.compile(r"\bfor (?:you|your|yourself)\b")
 
 
+def says_whom_for(spoken: str) -> bool:
+    """Whether what is said back already says whom it is for ("staying sharp for your patients",
+    "feeling made for you"): a "for you" after it says it twice."""
+    return bool(_FOR_YOURS.search(spoken.lower()))
+
+
 def says_for_you_twice(template: str, spoken: str) -> bool:
     """Whether `template` adds "for you" to a focus that already says whom it is for ("So in the end
     it comes down to needing to stay sharp for your patients for you")."""
-    return bool(_FOR_YOU.search(template)) and bool(_FOR_YOURS.search(spoken.lower()))
+    return bool(_FOR_YOU.search(template)) and says_whom_for(spoken)
 
 
 def is_state(spoken: str) -> bool:
