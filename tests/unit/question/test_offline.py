@@ -857,25 +857,17 @@ _ANOTHER = re.compile(r"\b(?:another|besides|apart from)\b", re.IGNORECASE)
 def test_an_incident_asked_for_once_one_was_told_is_another_one(methodologies: MethodologyRegistry) -> None:
     """After the respondent has told something, the topic question asks for another occasion; it
     does not ask for "one particular time" as if nothing had been said."""
-    cit = methodologies.get("critical_incident")
-    elicit = cit.strategy("elicit_incident")
-    assert elicit is not None
 
     def asked(graph: GraphDigest) -> set[str]:
-        return {
-            FollowUpComposer(
-                follow_up(
-                    methodology="critical_incident",
-                    strategy="elicit_incident",
-                    label="",
-                    turn=t,
-                    graph_summary=graph,
-                ),
-                cit,
-                elicit,
-            ).compose()
-            for t in range(1, 30)
-        }
+        return asked_over_turns(
+            methodologies,
+            SpokenLabels(),
+            "critical_incident",
+            "elicit_incident",
+            FocusNode(),
+            range(1, 30),
+            graph_summary=graph,
+        )
 
     fresh = asked(GraphDigest())
     told = asked(GraphDigest(node_count=2, node_labels=("waited five hours for transport", "porter")))
