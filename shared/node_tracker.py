@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 NODE_TRACKER_SCHEMA_VERSION = 1
@@ -159,6 +160,16 @@ class NodeState:
         data["surface_node_ids"] = list(self.surface_node_ids)
         return data
 
+    def copy(self) -> NodeState:
+        """An independent copy (its containers copied too), without `from_dict`'s checks: the
+        source is already valid, and a 150-node tracker copies in about half the time it loads."""
+        state = NodeState(*_state_fields(self))
+        state.all_response_depths = list(self.all_response_depths)
+        state.connected_node_ids = set(self.connected_node_ids)
+        state.strategy_usage_count = dict(self.strategy_usage_count)
+        state.surface_node_ids = list(self.surface_node_ids)
+        return state
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NodeState:
         """Inverse of `to_dict`; raises `NodeTrackerStateError` on missing or mistyped fields."""
@@ -201,6 +212,8 @@ class NodeState:
 
 
 _NODE_STATE_FIELDS = tuple(f.name for f in fields(NodeState))
+# Every field's value in declaration order (the positional arguments of the constructor).
+_state_fields = attrgetter(*_NODE_STATE_FIELDS)
 
 
 def _opt_int(value: Any) -> int | None:
@@ -436,6 +449,15 @@ class NodeStateTracker:
 
     def __len__(self) -> int:
         return len(self.states)
+
+    def copy(self) -> NodeStateTracker:
+        """An independent copy with the same resolver: a turn's stages each change their own copy,
+        so the tracker an earlier stage handed on stays as it was."""
+        tracker = NodeStateTracker(resolve=self._resolve)
+        tracker.states = {key: state.copy() for key, state in self.states.items()}
+        tracker.previous_focus = self.previous_focus
+        tracker.clock = self.clock
+        return tracker
 
     # -- persistence ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -7,10 +7,11 @@ resume; protobuf payloads from other services are kept as messages (see `protofi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
 from services.orchestrator.protofield import proto, proto_list
 from shared.gen.interview.common.v1 import common_pb2
@@ -19,6 +20,7 @@ from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
+from shared.node_tracker import NodeStateTracker
 
 STRATEGY_HISTORY_MAX = 30
 DEPTH_HISTORY_MAX = 30
@@ -49,10 +51,24 @@ class Contract(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
 
-# A node tracker held by a stage output. Checkpoints leave it out (it is ~0.8 KB per node, three
-# times per turn: the largest part of a turn's writes at 150 nodes); the stage rebuilds it on a
-# resume from the session row or from earlier outputs (`Stage.restore`). Checkpoints written with
-# it still restore as they are.
+def _as_tracker(value: object) -> NodeStateTracker:
+    if isinstance(value, NodeStateTracker):
+        return value
+    if value is None or isinstance(value, Mapping):  # the stored form (session row, old checkpoints)
+        return NodeStateTracker.from_dict(value or None)
+    raise TypeError(f"expected a node tracker or its stored form, got {type(value).__name__}")
+
+
+# A node tracker held by a stage output, as the object the next stages read: loaded once per turn
+# from the session row, then each stage that changes it works on its own `copy()`, so the tracker
+# an output holds never changes after the output is set (the output is frozen, the object is not).
+# The stored form (`to_dict`) is built once, for the session row at the turn's completion.
+# Checkpoints leave it out (~0.8 KB per node, three times per turn: the largest part of a turn's
+# writes at 150 nodes); the stage rebuilds it on a resume from the session row or from earlier
+# outputs (`Stage.restore`). Checkpoints written with it (its stored form) still restore as they are.
+Tracker = Annotated[NodeStateTracker, PlainValidator(_as_tracker)]
+
+
 def _tracker() -> Any:
     return Field(exclude=True)
 
@@ -143,7 +159,7 @@ class ContextLoadingOutput(Contract):
     recent_turns: proto_list(common_pb2.ConversationTurn)  # type: ignore[valid-type]
     previous_questions: list[str]
     state: SessionState
-    tracker: dict[str, Any] = _tracker()  # the session row's
+    tracker: Tracker = _tracker()  # the session row's
     canonical_enabled: bool
     slot_mode: str
     # The graph's nodes shown to extraction (looked up beside the reads above); None in checkpoints
@@ -185,7 +201,7 @@ class GraphUpdateOutput(Contract):
     """Stage 4: the graph update and the node tracker after registration and yield."""
 
     response: proto(graph_pb2.ApplyExtractionResponse)  # type: ignore[valid-type]
-    tracker: dict[str, Any] = _tracker()
+    tracker: Tracker = _tracker()
     skipped: bool = False
 
 
@@ -236,7 +252,7 @@ class StrategySelectionOutput(Contract):
     selection: proto(scoring_pb2.SelectStrategyResponse)  # type: ignore[valid-type]
     focus_label: str
     focus_node_type: str
-    tracker: dict[str, Any] = _tracker()
+    tracker: Tracker = _tracker()
 
 
 class ContinuationOutput(Contract):

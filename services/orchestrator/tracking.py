@@ -14,17 +14,29 @@ def load_tracker(
     data: Mapping[str, Any] | None, slot_ids: Mapping[str, str] | None = None
 ) -> NodeStateTracker:
     """Rebuild the tracker; with `slot_ids` surface ids resolve to slots on every path."""
-    resolve = None
-    if slot_ids:
-        mapping = dict(slot_ids)
-
-        def resolve(node_id: str) -> str:
-            return mapping.get(node_id, node_id)
-
-    tracker = NodeStateTracker.from_dict(data or None, resolve=resolve)
-    if resolve is not None:
-        tracker.reconcile()
+    tracker = NodeStateTracker.from_dict(data or None)
+    _resolve(tracker, slot_ids)
     return tracker
+
+
+def resolved_copy(tracker: NodeStateTracker, slot_ids: Mapping[str, str] | None = None) -> NodeStateTracker:
+    """A copy of `tracker` for a stage to change; with `slot_ids`, keyed by canonical slot where a
+    mapping exists. `tracker` is left as it was."""
+    out = tracker.copy()
+    _resolve(out, slot_ids)
+    return out
+
+
+def _resolve(tracker: NodeStateTracker, slot_ids: Mapping[str, str] | None) -> None:
+    if not slot_ids:
+        return
+    mapping = dict(slot_ids)
+
+    def resolve(node_id: str) -> str:
+        return mapping.get(node_id, node_id)
+
+    tracker.set_resolver(resolve)
+    tracker.reconcile()
 
 
 def surface_ids(tracker: NodeStateTracker) -> list[str]:
@@ -35,30 +47,24 @@ def surface_ids(tracker: NodeStateTracker) -> list[str]:
     return ids
 
 
-def _stored_states(data: Mapping[str, Any] | None) -> Mapping[str, Mapping[str, Any]]:
-    """The node states by key of a stored tracker (its `to_dict` form), without loading it."""
-    states: Mapping[str, Mapping[str, Any]] = (data or {}).get("states") or {}
-    return states
-
-
 def tracked_surface_ids(data: Mapping[str, Any] | None) -> list[str]:
-    """`surface_ids` of a stored tracker."""
+    """`surface_ids` of a stored tracker (its `to_dict` form), without loading it."""
+    states: Mapping[str, Mapping[str, Any]] = (data or {}).get("states") or {}
     ids: list[str] = []
-    for key, state in _stored_states(data).items():
+    for key, state in states.items():
         ids.extend(state.get("surface_node_ids") or [key])
     return ids
 
 
-def tracked_labels(data: Mapping[str, Any] | None) -> dict[str, tuple[str, str]]:
-    """(label, node type) by surface node id from a stored tracker: every node was registered with
-    the label the graph store returned. A state that aggregates several surface nodes, or one
-    tracked before its label was known (label = id), names no node's label and is left out."""
+def tracked_labels(tracker: NodeStateTracker) -> dict[str, tuple[str, str]]:
+    """(label, node type) by surface node id: every node was registered with the label the graph
+    store returned. A state that aggregates several surface nodes, or one tracked before its label
+    was known (label = id), names no node's label and is left out."""
     labels: dict[str, tuple[str, str]] = {}
-    for state in _stored_states(data).values():
-        ids = state.get("surface_node_ids") or [state.get("node_id")]
-        label = state.get("label")
-        if len(ids) == 1 and isinstance(ids[0], str) and isinstance(label, str) and label != ids[0]:
-            labels[ids[0]] = (label, str(state.get("node_type") or ""))
+    for state in tracker.states.values():
+        ids = state.surface_node_ids or [state.node_id]
+        if len(ids) == 1 and state.label != ids[0]:
+            labels[ids[0]] = (state.label, state.node_type)
     return labels
 
 
@@ -134,35 +140,28 @@ def first_surface_id(tracker: NodeStateTracker, key: str) -> str:
     return key
 
 
-def tracked_focus(data: Mapping[str, Any] | None) -> list[tuple[int, int]]:
-    """(focus_count, turns_since_last_yield) per node of a stored tracker (the exhaustion rule),
-    read without loading it: stages that only read the tracker skip rebuilding every node."""
-    return [
-        (int(s.get("focus_count", 0)), int(s.get("turns_since_last_yield", 0)))
-        for s in _stored_states(data).values()
-    ]
+def tracked_focus(tracker: NodeStateTracker) -> list[tuple[int, int]]:
+    """(focus_count, turns_since_last_yield) per node (the exhaustion rule)."""
+    return [(s.focus_count, s.turns_since_last_yield) for s in tracker.states.values()]
 
 
 def newest_labels(
-    data: Mapping[str, Any] | None, limit: int, surface: Mapping[str, tuple[str, str]] | None = None
+    tracker: NodeStateTracker, limit: int, surface: Mapping[str, tuple[str, str]] | None = None
 ) -> list[str]:
-    """The labels of a stored tracker's nodes, newest first (then by label), at most `limit`.
+    """The labels of the tracker's nodes, newest first (then by label), at most `limit`.
 
     A node tracked by canonical slot may stand for several surface nodes ("netflix" and "youtube"
     in one slot of elements); with `surface` (label and type by surface node id) each of them is
     named, as the respondent said them, after the slot's own label."""
-    states = sorted(
-        _stored_states(data).values(), key=lambda s: (-int(s["created_at_turn"]), str(s.get("label", "")))
-    )
+    states = sorted(tracker.states.values(), key=lambda s: (-s.created_at_turn, s.label))
     known = surface or {}
     out: list[str] = []
     for state in states:
         if len(out) >= limit:
             break
-        label = str(state.get("label", ""))
-        out.append(label)
-        for node_id in state.get("surface_node_ids") or ():
-            name = known[node_id][0] if node_id in known else label
+        out.append(state.label)
+        for node_id in state.surface_node_ids:
+            name = known[node_id][0] if node_id in known else state.label
             if name not in out:
                 out.append(name)
     return out[:limit]

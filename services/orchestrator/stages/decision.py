@@ -21,7 +21,7 @@ from services.orchestrator.stages.common import StageDeps, known_labels, node_la
 from services.orchestrator.stages.graph import resolve_slots
 from services.orchestrator.tracking import (
     first_surface_id,
-    load_tracker,
+    resolved_copy,
     surface_ids,
     to_proto,
     tracked_focus,
@@ -81,7 +81,7 @@ class StrategySelectionStage(Stage):
             _focus(tracker, selection, turn)
         label, node_type = await self._label(loaded, update, tracker, selection.focus_node_id)
         return StrategySelectionOutput(
-            selection=selection, focus_label=label, focus_node_type=node_type, tracker=tracker.to_dict()
+            selection=selection, focus_label=label, focus_node_type=node_type, tracker=tracker
         )
 
     async def restore(self, ctx: PipelineContext, stored: str) -> StrategySelectionOutput:
@@ -99,20 +99,19 @@ class StrategySelectionStage(Stage):
         if not rephrases(ctx.get(ContextLoadingOutput), srl, self._d.settings.max_rephrasings):
             _attribute_depth(tracker, srl.intent, ctx.get(RubricOutput).depth_score, turn)
             _focus(tracker, out.selection, turn)
-        return out.model_copy(update={"tracker": tracker.to_dict()})
+        return out.model_copy(update={"tracker": tracker})
 
     async def _tracker(
         self, loaded: ContextLoadingOutput, update: GraphUpdateOutput, state: StateComputationOutput
     ) -> NodeStateTracker:
         """The tracker after stage 4, keyed by canonical slot where a mapping exists."""
         if state.slot_ids is not None:  # resolved by state computation
-            return load_tracker(update.tracker, state.slot_ids)
-        tracker = load_tracker(update.tracker)
-        if not loaded.canonical_enabled or not tracker.states:
-            return tracker
+            return resolved_copy(update.tracker, state.slot_ids)
+        if not loaded.canonical_enabled or not update.tracker.states:
+            return resolved_copy(update.tracker)
         # A state computation checkpointed before it resolved the tracker's nodes.
-        slot_ids = await resolve_slots(self._d, loaded.session_id, surface_ids(tracker))
-        return load_tracker(update.tracker, slot_ids)
+        slot_ids = await resolve_slots(self._d, loaded.session_id, surface_ids(update.tracker))
+        return resolved_copy(update.tracker, slot_ids)
 
     async def _select(
         self,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from services.orchestrator.background import LocalDiscoveries
 from services.orchestrator.clients import Dependencies
@@ -24,10 +23,11 @@ from services.orchestrator.contracts import (
 from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.rules import TurnYield, update_saturation
 from services.orchestrator.stages.common import StageDeps
-from services.orchestrator.tracking import apply_graph_update, load_tracker, tracked_surface_ids
+from services.orchestrator.tracking import apply_graph_update, surface_ids
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.slots.v1 import slots_pb2
+from shared.node_tracker import NodeStateTracker
 
 # Turns that are not real answers: they neither count as shallow nor as zero-yield turns.
 NOT_AN_ANSWER = {
@@ -81,14 +81,14 @@ class GraphUpdateStage(Stage):
 
 def _updated_tracker(
     loaded: ContextLoadingOutput, response: graph_pb2.ApplyExtractionResponse, turn: int, *, skipped: bool
-) -> dict[str, Any]:
-    """The session's tracker after the turn's graph update (stored form)."""
-    tracker = load_tracker(loaded.tracker)
+) -> NodeStateTracker:
+    """The session's tracker after the turn's graph update (a copy: the context's stays as read)."""
+    tracker = loaded.tracker.copy()
     if skipped:
         tracker.advance_to(turn)
     else:
         apply_graph_update(tracker, response, turn)
-    return tracker.to_dict()
+    return tracker
 
 
 def discovery_request(
@@ -160,7 +160,7 @@ class SlotDiscoveryStage(Stage):
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled and loaded.slot_mode != "inline":
             # Off the critical path: this chain runs beside extraction and the graph update.
-            ids = tracked_surface_ids(loaded.tracker)
+            ids = surface_ids(loaded.tracker)
             if caught_up and caught_up[-1].HasField("canonical_state"):
                 # The last pending run is the session's latest (this turn's starts only after this
                 # output is stored, and discovery is the only writer), so the state stored with it is
@@ -271,7 +271,7 @@ class StateComputationStage(Stage):
         canonical_count: int | None = None
         slot_ids: dict[str, str] | None = None
         if loaded.canonical_enabled:
-            ids = tracked_surface_ids(update.tracker)
+            ids = surface_ids(update.tracker)
             snapshot = ctx.get(SlotDiscoveryOutput).snapshot()
             if snapshot is not None:
                 # Deferred mode: read beside extraction. The nodes this turn created are not mapped

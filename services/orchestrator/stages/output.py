@@ -237,7 +237,8 @@ class ScoringPersistenceStage(Stage):
         status = "active" if decision.should_continue else "completed"
         values: dict[str, object] = {
             "state": new_state.model_dump(mode="json"),
-            "node_tracker_state": selected.tracker,
+            # The tracker's stored form is built once per turn, here.
+            "node_tracker_state": selected.tracker.to_dict(),
             "phase": int(selected.selection.phase),
             "current_question": question.question,
             "status": status,
