@@ -79,7 +79,9 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"what would you correct",
             r"read .{0,40}back",
             r"\bsum (?:it )?up\b",
-            r"in your own words",
+            # "how would you put that in your own words?"; not "what is the opposite of X, in your
+            # own words?", which asks for a pole
+            r"put (?:that|it|this) in your own words",
             r"how accurate",
             r"here'?s what i'?ve heard",
             r"putting it together",
@@ -149,7 +151,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"what you mean",
             r"an example",
             r"look like in practice",
-            r"\bdescribe\b",
+            r"\bdescribe\b(?!.*\bopposite\b)",  # "describe the very opposite of X" asks for a pole
             r"exactly when",
             r"where and when",
             r"who was (?:there|involved)",

@@ -6,6 +6,7 @@ import pytest
 
 from services.question.templates.critical_incident import FAMILIES as CIT_TEMPLATES
 from services.question.templates.jobs_to_be_done import FAMILIES as JTBD_TEMPLATES
+from services.question.templates.repertory_grid import FAMILIES as RGT_TEMPLATES
 from simulation.respondent.questions import QuestionKind, classify
 
 
@@ -74,6 +75,20 @@ from simulation.respondent.questions import QuestionKind, classify
             "critical_incident",
             True,
             QuestionKind.SPECIFIC,
+        ),
+        (
+            "It sounds like battery life is a big part of this for you. How would you put that in your "
+            "own words?",
+            "means_end_chain",
+            True,
+            QuestionKind.VALIDATE,
+        ),
+        # asks for the other pole, in the respondent's words: no validation to confirm
+        (
+            "What is the opposite of endless scrolling, in your own words?",
+            "repertory_grid",
+            True,
+            QuestionKind.LADDER,
         ),
         ("Hmm, and the weather?", "means_end_chain", False, QuestionKind.EXPLORE),
         ("And the price?", "means_end_chain", True, QuestionKind.LADDER),
@@ -145,3 +160,12 @@ def _timeline_questions() -> list[str]:
 def test_every_step_of_a_switch_timeline_is_read_as_one(question: str) -> None:
     """Each step the interviewer walks a switch's timeline by asks the respondent for the timeline."""
     assert classify(question, "jobs_to_be_done", names_something=False).kind is QuestionKind.TIMELINE
+
+
+def test_every_wording_of_the_opposite_pole_question_reads_alike() -> None:
+    # the respondent gives the other pole whichever way the interviewer words the request
+    wordings = [t.format(focus="endless scrolling") for t in RGT_TEMPLATES["opposite_pole"].node]
+    readings = {classify(q, "repertory_grid", names_something=True) for q in wordings}
+    assert len(wordings) >= 5 and len(readings) == 1, readings
+    (reading,) = readings
+    assert reading.kind is QuestionKind.LADDER and "implicit_pole" in reading.type_hints
