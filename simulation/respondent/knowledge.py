@@ -147,6 +147,21 @@ class KnowledgeState:
                 return Step(other, focus, link, None)
         return None
 
+    def contrast_of(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:
+        """The other pole of `focus`, said or not, for a question that asks for a pole only (every
+        hinted type is a pole's): asked for the opposite of X, a person names it, and says it again
+        if they already have. None for other questions ("which end do you prefer, and why?" asks
+        for more than the pole)."""
+        contrasts = [lk for lk in self.scenario.links if lk.edge_type.startswith("contrast")]
+        poles = {self.scenario.element(e).node_type for lk in contrasts for e in (lk.source, lk.target)}
+        if not hints or not set(hints) <= poles:
+            return None
+        for link in contrasts:
+            if focus.id in (link.source, link.target):
+                other = self.scenario.element(link.target if link.source == focus.id else link.source)
+                return Step(other, focus, link, None)
+        return None
+
     def placements(self, focus: HiddenElement, limit: int) -> list[Step]:
         """Up to `limit` unsaid links placing an element on the construct `focus` belongs to.
 

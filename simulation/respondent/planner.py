@@ -125,6 +125,8 @@ class Planner:
         if not steps or (hints and not any(s.element.node_type in hints for s in steps)):
             # "what worried you about X?" asks for X's anxiety, not the next rung of X's chain
             side = state.side(focus, hints) if hints or not steps else None
+            if side is None and hints:
+                side = state.contrast_of(focus, hints)
             if side is not None:
                 return [side]
             towards = state.path_to_hint(anchor, hints)

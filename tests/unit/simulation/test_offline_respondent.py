@@ -334,6 +334,37 @@ def test_repertory_grid_triad_gives_both_poles(
     assert types == ["emergent_pole", "implicit_pole"]
 
 
+def test_asked_again_for_an_opposite_already_told_the_respondent_says_it_again(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond(
+        "Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike and "
+        "different from the third?",
+        1,
+    )
+    emergent, implicit = (scenario.element(e) for e in r.log[-1].revealed_elements)
+    assert (emergent.node_type, implicit.node_type) == ("emergent_pole", "implicit_pole")
+    answer = r.respond(f"What is the opposite of {emergent.label}, in your own words?", 2)
+    # the other pole, said again: not the next rung of the ladder, which the question did not ask for
+    assert r.log[-1].kind == "ladder" and r.log[-1].revealed_elements == []
+    said = [implicit.label, *implicit.phrasings]
+    assert any(p.lower() in answer.lower() for p in said), answer
+    # and the other way round: the opposite of the implicit pole is the emergent one
+    answer = r.respond(f"If something isn't {implicit.label}, what is it instead, for you?", 3)
+    assert r.log[-1].revealed_elements == []
+    assert any(p.lower() in answer.lower() for p in [emergent.label, *emergent.phrasings]), answer
+    # a question that asks for more than the pole still climbs the ladder
+    r.respond(
+        f"Between {emergent.label} and the opposite, which end do you prefer, and why is that important "
+        "to you?",
+        4,
+    )
+    climbed = [scenario.element(e).node_type for e in r.log[-1].revealed_elements]
+    assert climbed and "implicit_pole" not in climbed, r.log[-1]
+
+
 def test_a_rating_question_places_the_named_elements_on_the_construct(
     plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
 ) -> None:
