@@ -9,7 +9,7 @@ from typing import Any
 
 from simulation.personas import Persona, PersonaRegistry
 from simulation.respondent.offline import OfflineRespondent
-from simulation.scenarios import Scenario, ScenarioRegistry
+from simulation.scenarios import HiddenElement, Scenario, ScenarioRegistry
 from simulation.text import Lemmatizer
 from tests.unit.simulation.support import persona_data
 
@@ -320,31 +320,31 @@ def test_jobs_to_be_done_timeline_and_forces(
     assert r.log[-1].revealed_elements == ["p_queue"]
 
 
-def test_repertory_grid_triad_gives_both_poles(
-    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
-) -> None:
+def _after_a_triad(
+    persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> tuple[Scenario, OfflineRespondent, list[HiddenElement]]:
+    """The repertory-grid respondent after one triad question, and what it revealed."""
     scenario = scenarios.get("streaming_services_repgrid_family")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    r = OfflineRespondent(persona, scenario, seed=0, lemmatizer=lemmatizer)
     r.respond(
         "Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike and "
         "different from the third?",
         1,
     )
-    types = [scenario.element(e).node_type for e in r.log[-1].revealed_elements]
-    assert types == ["emergent_pole", "implicit_pole"]
+    return scenario, r, [scenario.element(e) for e in r.log[-1].revealed_elements]
+
+
+def test_repertory_grid_triad_gives_both_poles(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    _, _, revealed = _after_a_triad(plain_persona, scenarios, lemmatizer)
+    assert [e.node_type for e in revealed] == ["emergent_pole", "implicit_pole"]
 
 
 def test_asked_again_for_an_opposite_already_told_the_respondent_says_it_again(
     plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
 ) -> None:
-    scenario = scenarios.get("streaming_services_repgrid_family")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
-    r.respond(
-        "Thinking about Netflix, YouTube and Disney+, in what important way are two of them alike and "
-        "different from the third?",
-        1,
-    )
-    emergent, implicit = (scenario.element(e) for e in r.log[-1].revealed_elements)
+    scenario, r, (emergent, implicit) = _after_a_triad(plain_persona, scenarios, lemmatizer)
     assert (emergent.node_type, implicit.node_type) == ("emergent_pole", "implicit_pole")
     answer = r.respond(f"What is the opposite of {emergent.label}, in your own words?", 2)
     # the other pole, said again: not the next rung of the ladder, which the question did not ask for
