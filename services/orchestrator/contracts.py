@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 
 from services.orchestrator.protofield import proto, proto_list
+from services.orchestrator.tracking import load_tracker
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
@@ -55,7 +56,7 @@ def _as_tracker(value: object) -> NodeStateTracker:
     if isinstance(value, NodeStateTracker):
         return value
     if value is None or isinstance(value, Mapping):  # the stored form (session row, old checkpoints)
-        return NodeStateTracker.from_dict(value or None)
+        return load_tracker(value)
     raise TypeError(f"expected a node tracker or its stored form, got {type(value).__name__}")
 
 
