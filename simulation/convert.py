@@ -5,9 +5,11 @@ from __future__ import annotations
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.orchestrator.v1 import orchestrator_pb2 as pb
 from simulation.records import (
+    Contribution,
     GraphEdge,
     GraphNode,
     GraphSnapshot,
+    RankedCandidate,
     SessionSummary,
     SignalScalar,
     TurnRecord,
@@ -52,6 +54,32 @@ def usage_of(summary: pb.UsageSummary) -> Usage:
     )
 
 
+# How many of a turn's ranked candidates a record keeps: enough to see what the choice beat.
+CANDIDATES_KEPT = 5
+
+
+def ranked_candidates(result: pb.TurnResult, keep: int = CANDIDATES_KEPT) -> list[RankedCandidate]:
+    """The `keep` best candidates of the turn's score decomposition, best first."""
+    best = sorted(result.score_decomposition, key=lambda c: c.rank)[:keep]
+    return [
+        RankedCandidate(
+            rank=c.rank,
+            strategy=c.strategy,
+            focus_label=c.node_label,
+            score=round(c.final_score, 4),
+            base_score=round(c.base_score, 4),
+            phase_multiplier=c.phase_multiplier,
+            phase_bonus=c.phase_bonus,
+            selected=c.selected,
+            contributions=[
+                Contribution(weight_key=k.weight_key, weight=k.weight, contribution=round(k.contribution, 4))
+                for k in c.contributions
+            ],
+        )
+        for c in best
+    ]
+
+
 def turn_record(question: str, answer: str, result: pb.TurnResult) -> TurnRecord:
     """The orchestrator's side of one turn (the respondent's side is added by the runner)."""
     signals: dict[str, SignalScalar] = {}
@@ -80,6 +108,7 @@ def turn_record(question: str, answer: str, result: pb.TurnResult) -> TurnRecord
         chain_completion_ratio=state.chain_completion.ratio,
         extraction_skipped=result.extracted.skipped,
         signals=signals,
+        candidates=ranked_candidates(result),
         usage=usage_of(result.usage),
         latency_ms=result.latency_ms,
     )

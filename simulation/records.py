@@ -23,6 +23,28 @@ class Usage(BaseModel):
     by_client: dict[str, Usage] = Field(default_factory=dict)
 
 
+class Contribution(BaseModel):
+    """One matched weight of a ranked candidate: the YAML key, its weight and what it added."""
+
+    weight_key: str
+    weight: float
+    contribution: float
+
+
+class RankedCandidate(BaseModel):
+    """One of the best (strategy, focus) candidates of a turn, with how its score came about."""
+
+    rank: int
+    strategy: str
+    focus_label: str = ""
+    score: float
+    base_score: float
+    phase_multiplier: float = 1.0
+    phase_bonus: float = 0.0
+    selected: bool = False
+    contributions: list[Contribution] = Field(default_factory=list)
+
+
 class TurnRecord(BaseModel):
     """One answered question and the orchestrator's result for it."""
 
@@ -53,6 +75,11 @@ class TurnRecord(BaseModel):
     chain_completion_ratio: float = 0.0
     extraction_skipped: bool = False
     signals: dict[str, SignalScalar] = Field(default_factory=dict)
+    candidates: list[RankedCandidate] = Field(
+        default_factory=list,
+        description="The best candidates of the strategy ranking (CANDIDATES_KEPT), best first: why "
+        "the strategy and focus were chosen over the next ones.",
+    )
     usage: Usage = Field(default_factory=Usage)
     latency_ms: int = 0
 
