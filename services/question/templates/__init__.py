@@ -119,7 +119,7 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "actions": ("scene", "outcome"),
         "outcome": ("attribution", "actions"),
         "attribution": ("outcome", "ladder_up"),
-        "journey_next": ("touchpoint",),
+        "journey_next": ("journey_gaps", "touchpoint"),
         "touchpoint": ("emotion", "pain_point"),
         "emotion": ("need", "touchpoint"),
         "pain_point": ("need", "emotion"),

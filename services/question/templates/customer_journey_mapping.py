@@ -25,6 +25,17 @@ FAMILIES: dict[str, Templates] = {
         ),
         keywords=("next", "journey", "in time", "came before", "move the story"),
     ),
+    # Walking on once every `journey_next` question was asked: what is still missing from the
+    # journey. Before, the shared `explore` family came next and asked about "options" and "what
+    # stands out", which is not a journey's question. No keywords: only reached as a fallback.
+    "journey_gaps": Templates(
+        topic=(
+            "Which step of your experience with {topic} haven't we talked about yet?",
+            "Once that was done, what was still left to do?",
+            "What happened in between the steps you've described that we haven't covered?",
+            "How did the whole experience end, and what happened once it was over?",
+        ),
+    ),
     "touchpoint": Templates(
         node=(
             "At {focus}, what exactly did you do?",

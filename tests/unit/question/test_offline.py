@@ -963,3 +963,39 @@ def test_a_methods_own_topic_questions_replace_the_shared_ones(methodologies: Me
     asked = _walk(methodologies, "means_end_chain", "explore", range(2, 2 + len(own)), graph)
     assert set(asked) == rendered, asked
     assert not {t.format(topic=topic) for t in set(shared) - set(own)} & set(asked)
+
+
+def test_a_journey_walked_through_asks_for_what_is_missing_not_for_options(
+    methodologies: MethodologyRegistry,
+) -> None:
+    # Past its six "what happened next?" questions the journey used to fall back to the shared
+    # explore family: "what makes the online grocery shopping you like different from the ones
+    # you'd turn down?" in the middle of a walk through one shopping trip.
+    journey = methodologies.get("customer_journey_mapping")
+    walk = journey.strategy("walk_journey")
+    assert walk is not None
+    concept = ConceptBrief(id="grocery", name="Online grocery shopping")
+    digest = GraphDigest(node_count=8, edge_count=5, max_depth=3, node_labels=("delivery slot", "checkout"))
+    nexts = tpl.templates_for("journey_next", journey.name)[0].topic
+    gaps = tpl.templates_for("journey_gaps", journey.name)[0].topic
+    asked: list[str] = []
+    for turn in range(2, 2 + len(nexts) + len(gaps)):
+        request = follow_up(
+            methodology=journey.name,
+            strategy=walk.name,
+            label="",
+            turn=turn,
+            concept=concept,
+            graph_summary=digest,
+            previous_questions=tuple(asked),
+        )
+        asked.append(FollowUpComposer(request, journey, walk).compose())
+    topic = topic_phrase(concept)
+    assert asked[: len(nexts)] and {normalise_question(q) for q in asked[: len(nexts)]} == {
+        normalise_question(t.format(topic=topic)) for t in nexts
+    }
+    assert {normalise_question(q) for q in asked[len(nexts) :]} == {
+        normalise_question(t.format(topic=topic)) for t in gaps
+    }
+    explore = {t.format(topic=topic) for t in tpl.FAMILIES["explore"].topic}
+    assert not explore & set(asked)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from services.scoring.models import GraphMetrics, SelectionMode, SignalInputs
+from services.scoring.models import GraphMetrics, SelectionMode, SignalInputs, Velocity
 from services.scoring.rubric.local_scorer import LocalRubricScorer
 from shared.errors import InvalidArgumentError
 from shared.methodology import MethodologyRegistry
@@ -264,3 +264,66 @@ async def test_an_incident_just_told_is_explored_before_another_is_asked_for() -
     assert selection.phase is InterviewPhase.EARLY
     assert selection.strategy not in {"elicit_incident", "contrast_incident"}, selection.strategy
     assert selection.focus_node_id in {"s1", "i1", "a1", "x1"}
+
+
+def _journey_inputs() -> SignalInputs:
+    """A customer journey at turn 8 of 20: three stages walked and each asked for the need behind
+    it, a need and a feeling told, a touchpoint named in passing ("the app on my phone") and never
+    asked about; the last question played the journey back and the answer only confirmed it."""
+    t = NodeStateTracker()
+    told = [
+        ("st1", 1, "stage", "plan the weekly shop"),
+        ("st2", 2, "stage", "book a delivery slot"),
+        ("st3", 3, "stage", "check out in the app"),
+        ("tp1", 4, "touchpoint", "app"),
+        ("em1", 6, "emotion", "relieved it takes five minutes"),
+        ("nd1", 6, "need", "weekdays to be easier"),
+        ("tp2", 5, "touchpoint", "phone"),
+    ]
+    for node_id, turn, node_type, label in told:
+        t.register_node(node_id, turn, label=label, node_type=node_type, level=1)
+    t.update_edge("st1", "st2")
+    t.update_edge("st2", "st3")
+    t.update_edge("st3", "tp1")
+    t.update_edge("em1", "nd1")
+    for turn, node_id in ((4, "st3"), (5, "tp1"), (6, "st2"), (7, "st1")):
+        t.update_focus(node_id, turn, "identify_need")
+        yielded = turn in (4, 6)
+        t.record_yield(node_id, turn, GraphChangeSummary(nodes_added=int(yielded), edges_added=int(yielded)))
+    t.append_response_signal(None, "shallow", turn_number=8)
+    return _inputs(
+        methodology="customer_journey_mapping",
+        turn_number=8,
+        max_turns=20,
+        tracker=t,
+        graph=GraphMetrics(node_count=7, edge_count=4, orphan_count=1, max_depth=4, avg_depth=1.8),
+        answer="Honestly, yes, that's about right.",
+        question="Let me play back your journey: first planning the meals, then reordering last week's "
+        "basket. What is missing, or out of order?",
+        strategy_history=(
+            "walk_journey",
+            "walk_journey",
+            "identify_need",
+            "identify_need",
+            "identify_need",
+            "identify_need",
+            "validate_journey",
+        ),
+        response_depth_history=(3, 3, 3, 3, 4, 2),
+        velocity=Velocity(surface_delta=0, surface_peak=2),
+        rubric=rubric(depth=2, specificity=1),
+    )
+
+
+async def test_a_journey_walks_on_when_answers_stop_adding_to_it() -> None:
+    # In simulated journeys the interviewer kept zooming into a touchpoint named in passing ("what
+    # were you expecting from the phone?") once the answers had stopped adding anything, and never
+    # asked what came next again: the interview ended saturated at turn 11 with 7 of 18 steps told.
+    # Laddering a fresh touchpoint to its need may still win; zooming into it may not.
+    selection = await engine_for(CONFIG, LocalRubricScorer()).select(_journey_inputs())
+    assert selection.phase is InterviewPhase.MID
+    assert selection.detection.signals.global_signals["meta.conversation.saturation"] == 1.0
+    walk = next(c.final_score for c in selection.candidates if c.strategy == "walk_journey")
+    zoom = max(c.final_score for c in selection.candidates if c.strategy == "explore_touchpoint")
+    assert walk > zoom, (walk, zoom)
+    assert selection.strategy in {"walk_journey", "identify_need"}, selection.strategy
