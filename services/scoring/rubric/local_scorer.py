@@ -367,25 +367,37 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
 
 
 def score_depth(f: LexicalFeatures) -> tuple[int, str]:
-    """Idea units and length → 1–5; a short answer that gives a reason or a motive is moderate."""
+    """Idea units and length → 1–5; a short answer that gives a reason or a motive is moderate, and
+    so are two short ideas set against each other."""
     units, words = f.idea_units, f.word_count
     # "Because I can hear cars coming", "It means I feel safe": a terse respondent's rung of a
     # ladder. Read as shallow, six of them in a row ended the interview (quality_degraded) while
     # each one added to the graph.
     explains = f.reasons > 0 or f.motives > 0
+    # "Some have good recommendations, whereas others have endless scrolling": a repertory grid's
+    # whole construct, both poles, in nine words. The second idea is related to the first, which is
+    # the rubric's "some elaboration"; read as shallow, it was the sixth shallow answer in a row and
+    # ended a brief respondent's grid at turn 6.
+    contrasted = f.contrasts > 0
     if units == 0 or words <= 1:
         score = 1
     elif units == 1:
         score = 3 if explains else 2
     elif units == 2:
-        score = 3 if words >= 12 or explains else 2
+        score = 3 if words >= 12 or explains or contrasted else 2
     elif units <= 4:
         score = 4 if words >= 25 else 3
     elif units <= 6 and words < 45:
         score = 4
     else:
         score = 5
-    because = ", with a reason or motive" if explains else ""
+    because = (
+        ", with a reason or motive"
+        if explains
+        else ", set against each other"
+        if units == 2 and contrasted
+        else ""
+    )
     return score, f"{f.idea_units} idea unit(s) in {f.word_count} words{because}"
 
 

@@ -213,6 +213,24 @@ def test_a_short_answer_that_explains_is_moderate(question: str, answer: str, de
     assert score == depth, rationale
 
 
+@pytest.mark.parametrize(
+    ("answer", "depth"),
+    [
+        # A repertory grid's construct, both poles in one short sentence: two ideas set against
+        # each other (six answers read as shallow in a row ended a brief respondent's grid at turn 6).
+        ("Some have good recommendations, whereas others have endless scrolling.", 3),
+        ("It was fine, though the app crashed.", 3),
+        # One idea, or none, with a contrast word in it: no second idea to relate.
+        ("I always go for no adverts.", 2),
+        ("Yes, but not really.", 1),
+    ],
+)
+def test_two_short_ideas_set_against_each_other_are_moderate(answer: str, depth: int) -> None:
+    features = extract_features("Of Disney+, YouTube and Netflix, which two belong together?", answer)
+    score, rationale = score_depth(features)
+    assert score == depth, rationale
+
+
 def test_chinese_characters_count_as_words() -> None:
     # "1 idea unit(s) in 2 words" was the rubric of this 16-character answer (as shared.words counts).
     features = extract_features("Why?", "我每天早上都喝咖啡，因为它让我清醒。")
