@@ -1227,3 +1227,28 @@ async def test_a_description_alone_is_still_an_element(offline_engine: Extractio
     result = await extract(offline_engine, answer, question, methodology="repertory_grid", concept=_STREAMING)
     elements = {c.label for c in result.concepts if c.node_type == "element"}
     assert "one I cancelled" in elements and "Netflix" in elements, elements
+
+
+@pytest.mark.parametrize(
+    ("text", "items", "not_items"),
+    [
+        # the device an item was used on is not an item of its own
+        (
+            "I copy last week's order and tweak it, using the app on my phone.",
+            {("touchpoint", "app")},
+            {("touchpoint", "phone")},
+        ),
+        ("I checked the tracking on my phone.", {("touchpoint", "tracking")}, {("touchpoint", "phone")}),
+        # with nothing before it to carry, the phone is what they dealt with
+        ("They rang me on my phone the day before.", {("touchpoint", "phone")}, set()),
+    ],
+)
+async def test_the_device_an_item_was_used_on_is_no_item_of_its_own(
+    offline_engine: ExtractionEngine,
+    text: str,
+    items: set[tuple[str, str]],
+    not_items: set[tuple[str, str]],
+) -> None:
+    typed = await _typed(offline_engine, text, "customer_journey_mapping", question="What did you do next?")
+    assert items <= typed, typed
+    assert not typed & not_items, typed
