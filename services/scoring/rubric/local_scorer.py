@@ -391,13 +391,11 @@ def score_depth(f: LexicalFeatures) -> tuple[int, str]:
         score = 4
     else:
         score = 5
-    because = (
-        ", with a reason or motive"
-        if explains
-        else ", set against each other"
-        if units == 2 and contrasted
-        else ""
-    )
+    because = ""
+    if explains:
+        because = ", with a reason or motive"
+    elif units == 2 and contrasted:
+        because = ", set against each other"
     return score, f"{f.idea_units} idea unit(s) in {f.word_count} words{because}"
 
 
