@@ -108,16 +108,22 @@ SIM_DATA ?= data/simulation
 SIM_PORT ?= 50151
 SIM_ARGS ?=
 simulate: install
-	@mkdir -p $(SIM_DATA) $(SIM_OUT) && rm -f $(SIM_DATA)/*.db
+	@mkdir -p $(SIM_DATA) $(SIM_OUT) && rm -f $(SIM_DATA)/*.db && : > $(SIM_DATA)/services.log
 	@base=$(SIM_PORT); \
 	export ORCHESTRATOR_PORT=$$base EXTRACTION_PORT=$$((base+1)) GRAPH_STORE_PORT=$$((base+2)) \
 	       CANONICAL_SLOTS_PORT=$$((base+3)) SCORING_PORT=$$((base+4)) QUESTION_PORT=$$((base+5)); \
 	export ORCHESTRATOR_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/orchestrator.db \
 	       GRAPH_STORE_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/graph_store.db \
 	       CANONICAL_SLOTS_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/canonical_slots.db; \
-	$(PY) -m services.launcher > $(SIM_DATA)/services.log 2>&1 & pid=$$!; \
+	$(PY) -m services.launcher >> $(SIM_DATA)/services.log 2>&1 & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
-	$(PY) -m simulation wait --target 127.0.0.1:$$base --timeout 240 && \
+	until grep -q 'services healthy' $(SIM_DATA)/services.log; do \
+		if ! kill -0 $$pid 2>/dev/null; then \
+			echo "The services did not start; the end of $(SIM_DATA)/services.log:"; \
+			tail -n 20 $(SIM_DATA)/services.log; exit 1; \
+		fi; \
+		sleep 0.5; \
+	done; \
 	$(PY) -m simulation matrix --target 127.0.0.1:$$base --out $(SIM_OUT) --parallel 2 $(SIM_ARGS)
 
 # The six services as separate processes on PostgreSQL: interviews, traces, grpcurl, Node client, faults.
