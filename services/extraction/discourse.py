@@ -39,6 +39,24 @@ def _why(first: str) -> Connective:
     return Connective(((first,), tuple(_APOS_S), ("why",)), RelationKind.RESULT, False)
 
 
+def _other_occasion() -> tuple[Connective, ...]:
+    """Another occasion set against the one told: "It was very different from the time when X",
+    "The opposite was when X", "The opposite would be X". The whole frame is the connective, so
+    that no item is made of it ("different from the time") and X keeps its own words; "it" points
+    at what was told before."""
+    pointer = (("it", "that", "this"), tuple(_APOS_S))
+    degree = ("very", "quite", "so", "completely", "totally", "really")
+    occasion = (("different",), ("from", "to"))
+    tails = ((("the",), ("time",), ("when",)), (("the",), ("time",)), (("when",),))
+    frames = [pointer + lead + occasion + tail for lead in ((), (degree,)) for tail in tails]
+    frames += [
+        (("the",), ("opposite",), ("would",), ("be",)),
+        (("the",), ("opposite",), tuple(_APOS_S), ("when",)),
+        (("the",), ("opposite",), tuple(_APOS_S)),
+    ]
+    return tuple(Connective(tokens, RelationKind.CONTRAST, False) for tokens in frames)
+
+
 CONNECTIVES: tuple[Connective, ...] = (
     # anaphoric: "X, and because of that Y" / "Because of that, Y" — the previous clause is the cause
     Connective((("because",), ("of",), ("that", "this", "it")), RelationKind.RESULT, False),
@@ -109,6 +127,7 @@ CONNECTIVES: tuple[Connective, ...] = (
         False,
     ),
     _c("at odds with", RelationKind.CONTRAST, sub=False),
+    *_other_occasion(),
     # "I get good sound at the expense of battery life": one item bought with the other
     _c("at the expense of", RelationKind.CONTRAST, sub=False),
     _c("and then", RelationKind.RESULT, sub=False),

@@ -601,3 +601,55 @@ async def test_a_reason_explains_the_item_not_where_it_came_from(
     assert explained == {source}, [
         (r.source_label, r.edge_type, r.target_label) for r in result.relationships
     ]
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "It was very different from the time when",
+        "It was different from when",
+        "That was so different to the time",
+        "The opposite was when",
+    ],
+)
+async def test_another_occasion_set_against_the_one_told(
+    offline_engine: ExtractionEngine, frame: str
+) -> None:
+    # the frame named an item of its own ("different from the time", "opposite was when the
+    # hospital transport") and the two occasions were left unlinked
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        f"A nurse rang me to plan the discharge a day early. {frame} the hospital transport never turned up.",
+        question="What happened?",
+    )
+    told = "nurse rang me to plan the discharge"
+    types = _types(result)
+    assert types.get("hospital transport never turned up") == "incident", types
+    assert not any("different" in label or "opposite" in label or "time" in label for label in types), types
+    assert (told, "contrasts_with", "hospital transport never turned up") in _edges(result), _edges(result)
+
+
+async def test_a_visit_set_against_a_wait(offline_engine: ExtractionEngine) -> None:
+    # "came to my bed" named nothing, so the wait was set against no one's doing
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "The ward pharmacist came to my bed with everything ready. "
+        "It was very different from the time when I waited six hours for the discharge letter.",
+        question="What happened?",
+    )
+    visit = next((label for label in _types(result) if "came to my bed" in label), None)
+    assert visit is not None and _types(result)[visit] == "action", _types(result)
+    assert (visit, "contrasts_with", "waited six hours for the discharge letter") in _edges(result)
+
+
+async def test_the_opposite_pole_said_in_a_sentence_of_its_own(offline_engine: ExtractionEngine) -> None:
+    result = await _extract(
+        offline_engine,
+        "repertory_grid",
+        "Netflix has lots of original shows. The opposite would be mostly old licensed films.",
+        question="How is Netflix different from the other two?",
+    )
+    assert _types(result).get("old licensed films") == "implicit_pole", _types(result)
+    assert ("original shows", "contrasts_with", "old licensed films") in _edges(result), _edges(result)
