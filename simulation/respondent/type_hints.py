@@ -89,7 +89,18 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
             ),
             ("action",),
         ),
-        (rx(r"differently next time", r"take away", r"\blearn", r"lesson", r"recommend"), ("learning",)),
+        (
+            rx(
+                # "what would you want to happen differently with <the item> next time?"
+                r"differently next time",
+                r"\b(?:would|should)\b.{0,40}\bdifferently\b.{0,80}\bnext time",
+                r"take away",
+                r"\blearn",
+                r"lesson",
+                r"recommend",
+            ),
+            ("learning",),
+        ),
         (
             rx(
                 r"why do you think",

@@ -106,6 +106,12 @@ def test_question_kinds(question: str, method: str, names: bool, kind: QuestionK
         ("What did you hope the machine would let you do?", "jobs_to_be_done", "pull"),
         ("Who was involved in the discharge?", "critical_incident", "actor"),
         ("Why do you think the discharge turned out the way it did?", "critical_incident", "attribution"),
+        # the interviewer puts the item between "differently" and "next time"
+        (
+            "Looking back, what would you want to happen differently with waiting for the letter next time?",
+            "critical_incident",
+            "learning",
+        ),
         ("How did you feel at checkout?", "customer_journey_mapping", "emotion"),
         (
             "What is the opposite of lots of original shows, in your own words?",
@@ -117,6 +123,13 @@ def test_question_kinds(question: str, method: str, names: bool, kind: QuestionK
 )
 def test_type_hints(question: str, method: str, hint: str) -> None:
     assert hint in classify(question, method, names_something=True).type_hints
+
+
+def test_another_time_is_no_lesson() -> None:
+    reading = classify(
+        "Did it happen differently the next time you went in?", "critical_incident", names_something=True
+    )
+    assert "learning" not in reading.type_hints
 
 
 def test_hints_are_per_methodology() -> None:
