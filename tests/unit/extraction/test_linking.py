@@ -440,16 +440,36 @@ async def test_an_example_of_what_was_asked_about_exemplifies_it(offline_engine:
     assert not any(e == "exemplified_by" for _, e, _ in _edges(plain)), _edges(plain)
 
 
-async def test_the_two_poles_of_some_and_others(offline_engine: ExtractionEngine) -> None:
-    # "no ads at all" was no item: "ads" is ignored as a word alone, and "no" made nothing of it
-    result = await _extract(
-        offline_engine,
-        "repertory_grid",
-        "Honestly, some have no ads at all, whereas others have constant adverts.",
-        question="In what important way are two of them alike and different from the third?",
-    )
-    assert _types(result).get("no ads") == "emergent_pole", _types(result)
-    assert ("no ads", "contrasts_with", "constant adverts") in _edges(result), _edges(result)
+@pytest.mark.parametrize(
+    ("answer", "question", "typed", "poles"),
+    [
+        # "no ads at all" was no item: "ads" is ignored as a word alone, and "no" made nothing of it
+        (
+            "Honestly, some have no ads at all, whereas others have constant adverts.",
+            "In what important way are two of them alike and different from the third?",
+            ("no ads", "emergent_pole"),
+            ("no ads", "constant adverts"),
+        ),
+        # the opposite in a sentence of its own was set against nothing
+        (
+            "Netflix has lots of original shows. The opposite would be mostly old licensed films.",
+            "How is Netflix different from the other two?",
+            ("old licensed films", "implicit_pole"),
+            ("original shows", "old licensed films"),
+        ),
+    ],
+)
+async def test_the_two_poles_set_against_each_other(
+    offline_engine: ExtractionEngine,
+    answer: str,
+    question: str,
+    typed: tuple[str, str],
+    poles: tuple[str, str],
+) -> None:
+    result = await _extract(offline_engine, "repertory_grid", answer, question=question)
+    label, node_type = typed
+    assert _types(result).get(label) == node_type, _types(result)
+    assert (poles[0], "contrasts_with", poles[1]) in _edges(result), _edges(result)
 
 
 async def test_what_it_is_about_is_a_pole_that_ladders_up(offline_engine: ExtractionEngine) -> None:
@@ -642,14 +662,3 @@ async def test_a_visit_set_against_a_wait(offline_engine: ExtractionEngine) -> N
     visit = next((label for label in _types(result) if "came to my bed" in label), None)
     assert visit is not None and _types(result)[visit] == "action", _types(result)
     assert (visit, "contrasts_with", "waited six hours for the discharge letter") in _edges(result)
-
-
-async def test_the_opposite_pole_said_in_a_sentence_of_its_own(offline_engine: ExtractionEngine) -> None:
-    result = await _extract(
-        offline_engine,
-        "repertory_grid",
-        "Netflix has lots of original shows. The opposite would be mostly old licensed films.",
-        question="How is Netflix different from the other two?",
-    )
-    assert _types(result).get("old licensed films") == "implicit_pole", _types(result)
-    assert ("original shows", "contrasts_with", "old licensed films") in _edges(result), _edges(result)
