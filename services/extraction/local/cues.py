@@ -101,6 +101,23 @@ class EdgePreferences(BaseModel):
     example: list[str] = Field(default_factory=list)
 
 
+class OpeningStory(BaseModel):
+    """How an occasion's story opens: its setting first, then what the setting brought about."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # phrases of the interviewer's question that ask for an occasion ("one particular occasion")
+    questions: list[str]
+    # the type of the first item, told as a state ("dad was being discharged …", "I was back on the
+    # ward"), that the answer goes on from with a result ("…, which meant …")
+    setting: str
+    # the type of what the setting brought about, when a cue gave it one of `retyped`
+    event: str
+    retyped: list[str] = Field(default_factory=list)
+    # the first item's types that may be a setting told as a state (a doing never is)
+    from_types: list[str] = Field(default_factory=list)
+
+
 class LexiconFile(BaseModel):
     """A cue lexicon file as written."""
 
@@ -127,6 +144,8 @@ class LexiconFile(BaseModel):
     question_type_siblings: dict[str, list[str]] = Field(default_factory=dict)
     # node type -> the type of the other side of a contrast ("whereas …"): emergent → implicit pole
     contrast_types: dict[str, str] = Field(default_factory=dict)
+    # an occasion's story told from its setting (critical incidents; see `rules.opening_setting`)
+    opening: OpeningStory | None = None
     # node type of what follows the verb when two or more vocabulary/noun items are its subject
     pair_subject_type: str | None = None
     # node type of the pole named in "on the <pole> side" / "at the <pole> end" (a grid's placements)
@@ -402,6 +421,13 @@ def _check(spec: LexiconFile, methodology: MethodologyConfig, path: Path) -> Non
         for a, b in spec.contrast_types.items()
         if a not in node_names or b not in node_names
     ]
+    if spec.opening is not None:
+        opening = spec.opening
+        problems += [
+            f"opening: {t!r} is not a node type"
+            for t in (opening.setting, opening.event, *opening.retyped, *opening.from_types)
+            if t not in node_names
+        ]
     if problems:
         raise LexiconError(f"{path}: " + "; ".join(problems))
 

@@ -36,6 +36,7 @@ from services.extraction.local.remention import kept_types, rementions, restated
 from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
+    opening_setting,
     pair_subjects,
     placements,
     properties,
@@ -110,6 +111,7 @@ class LocalExtractor:
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
         cands = _in_particular(_one_type_per_label(_outside(doc, _appositions(doc, cands), meta)), lex)
+        opening_setting(doc, parts, cands, relations, lex, request.question)
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
         # "Then I check out in the app." after "What happened next?": on from the last answer's

@@ -28,7 +28,8 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
     (tmp_path / "means_end_chain.yaml").write_text(
         "types:\n  benefit:\n    phrase: [cheap]\nedges:\n  causal: [causes]\nfriction_types: [snag]\n"
         "general_types: [lesson]\n"
-        "cleft_types:\n  regret: [what i regret]\ncleft_edges:\n  attribute: [blocks]\n",
+        "cleft_types:\n  regret: [what i regret]\ncleft_edges:\n  attribute: [blocks]\n"
+        "opening:\n  questions: [one time]\n  setting: scene\n  event: attribute\n",
         encoding="utf-8",
     )
     with pytest.raises(LexiconError) as excinfo:
@@ -38,6 +39,7 @@ def test_a_lexicon_naming_an_unknown_type_fails_loudly(
     assert "types.benefit" in message and "edges.causal: 'causes'" in message
     assert "friction_types: 'snag'" in message and "general_types: 'lesson'" in message
     assert "cleft_types.regret" in message and "cleft_edges.attribute" in message and "'blocks'" in message
+    assert "opening: 'scene'" in message
 
 
 @pytest.mark.parametrize(

@@ -662,3 +662,59 @@ async def test_a_visit_set_against_a_wait(offline_engine: ExtractionEngine) -> N
     visit = next((label for label in _types(result) if "came to my bed" in label), None)
     assert visit is not None and _types(result)[visit] == "action", _types(result)
     assert (visit, "contrasts_with", "waited six hours for the discharge letter") in _edges(result)
+
+
+_OCCASION = "Think of one particular occasion with hospital discharge that stood out: what happened?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "setting", "incident"),
+    [
+        (
+            "Dad was being discharged after his heart failure got worse, which meant a nurse rang me to "
+            "plan the discharge a day early.",
+            "discharged after his heart failure got worse",
+            "nurse rang me to plan the discharge",
+        ),
+        (
+            "A year later I was back on the respiratory ward, and because of that the ward pharmacist came "
+            "to my bed with everything ready.",
+            "back on the respiratory ward",
+            "ward pharmacist came to my bed",
+        ),
+    ],
+)
+async def test_an_occasion_opens_with_its_setting(
+    offline_engine: ExtractionEngine, answer: str, setting: str, incident: str
+) -> None:
+    # the connective made the setting an incident (or a cue an outcome, and the edge ran backwards)
+    # and the incident an action: both one step off
+    result = await _extract(offline_engine, "critical_incident", answer, question=_OCCASION)
+    types = _types(result)
+    assert types.get(setting) == "situation" and types.get(incident) == "incident", types
+    assert (setting, "leads_to", incident) in _edges(result), _edges(result)
+
+
+@pytest.mark.parametrize(
+    ("answer", "question"),
+    [
+        # told as a deed, the first item is the incident itself
+        (
+            "The junior doctor rushed through my new medication in two minutes, and because of that they "
+            "handed me a bag of boxes without a written schedule.",
+            _OCCASION,
+        ),
+        # the setting first only where an occasion was asked for
+        (
+            "The junior doctor was rushing through my new medication, and because of that they handed me a "
+            "bag of boxes without a written schedule.",
+            "What happened next?",
+        ),
+    ],
+)
+async def test_no_setting_where_none_was_told(
+    offline_engine: ExtractionEngine, answer: str, question: str
+) -> None:
+    types = _types(await _extract(offline_engine, "critical_incident", answer, question=question))
+    assert "situation" not in types.values(), types
+    assert types.get("handed me a bag of boxes") == "action", types
