@@ -189,7 +189,8 @@ def stated_reasons(
     doc: Doc, parts: list[Clause], cands: list[Candidate], relations: list[DiscourseRelation], lex: CueLexicon
 ) -> tuple[list[Candidate], list[DiscourseRelation]]:
     """Apply `reason_types` to a reason already typed: the lead-in's type replaces the question's
-    guess (and a cue's type where the lexicon lets question types override cues); the lead-in's
+    guess and a cue's type (an item said before keeps its own where the lexicon does not let
+    question types override cues); the lead-in's
     own words are the frame and name no item (a thing named in it stays). A lead-in left with no item
     ("I gave up on it because …") refers back, as a connective opening the answer does."""
     out = list(cands)
@@ -204,7 +205,10 @@ def stated_reasons(
         reasons = [c for c in in_span(out, rel.right) if not _names_thing(c)]
         for c in reasons:
             guess = c.asked or c.weak or c.source == "question"
-            if guess or lex.spec.question_types_override_cues:
+            # the answer's own framing outweighs a cue ("I think that was because | nobody chased the
+            # booking": an explanation, whatever "nobody" cues); only an item said before in its own
+            # words keeps its type where the question's type does not override cues either
+            if guess or lex.spec.question_types_override_cues or c.source != "existing":
                 c.node_type, c.asked = found.node_type, False
         frame_words = found.words - len(rel.marker.split())
         if rel.left is None or frame_words <= 0:

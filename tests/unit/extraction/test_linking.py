@@ -201,6 +201,29 @@ async def test_an_explanation_after_that_was_because_is_an_attribution(
     )
 
 
+@pytest.mark.parametrize(
+    ("existing", "expected"),
+    [
+        # "nobody" cues an incident, but the respondent gives it as the explanation
+        ((), "attribution"),
+        # said before in these very words, as an incident: the node keeps its type
+        ((("nobody chased the transport booking", "incident"),), "incident"),
+    ],
+)
+async def test_a_reason_framed_as_an_explanation_outweighs_its_cue(
+    offline_engine: ExtractionEngine, existing: tuple[tuple[str, str], ...], expected: str
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "He came home exhausted and confused, and I think that was because nobody chased the transport "
+        "booking.",
+        question="How did that affect him?",
+        existing=existing,
+    )
+    assert _types(result).get("nobody chased the transport booking") == expected, _types(result)
+
+
 async def test_an_explanation_with_nothing_before_it_explains_the_node_asked_about(
     offline_engine: ExtractionEngine,
 ) -> None:
