@@ -67,10 +67,13 @@ def link_candidates(
         *,
         orient_by_level: bool = True,
         coerce: bool = False,
+        stated: bool = False,
     ) -> None:
         # `first` -> `second` is the preferred direction when the levels do not decide it.
-        if _same_item(first.label, second.label) and not (
-            preferences is prefs.participant and _doer_and_doing(first, second)
+        if (
+            _same_item(first.label, second.label)
+            and not (preferences is prefs.participant and _doer_and_doing(first, second))
+            and not (stated and _thing_in_doing(first, second))
         ):
             return  # "battery life … long battery life": one item mentioned twice
         if up and isinstance(second, Candidate) and second.weak:
@@ -112,9 +115,9 @@ def link_candidates(
                 # laddering methods read "X because Y" as "X matters because of Y" (X -> Y); event
                 # methods as "Y brought about X" (Y -> X)
                 if not up and rel.relation is RelationKind.CAUSE:
-                    link(near_r, near_l, prefs.causal + prefs.sequence, 0.6, coerce=True)
+                    link(near_r, near_l, prefs.causal + prefs.sequence, 0.6, coerce=True, stated=True)
                 else:
-                    link(near_l, near_r, prefs.causal + prefs.sequence, 0.6, coerce=True)
+                    link(near_l, near_r, prefs.causal + prefs.sequence, 0.6, coerce=True, stated=True)
             elif rel.relation in (RelationKind.CONTRAST, RelationKind.CONCESSION):
                 link(near_l, near_r, prefs.contrast, 0.55, orient_by_level=False)
             elif rel.relation is RelationKind.ELABORATION and near_l.node_type != near_r.node_type:
@@ -304,6 +307,13 @@ def endpoint(c: Candidate | Endpoint) -> Endpoint:
 def _same_item(a: str, b: str) -> bool:
     wa, wb = set(a.split()), set(b.split())
     return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+
+
+def _thing_in_doing(a: Candidate | Endpoint, b: Candidate | Endpoint) -> bool:
+    """Whether one side is a thing named by its noun, of another type than the item whose words hold
+    it: "waiting at the café took too long, which was down to the café" gives the café as the
+    reason for the wait, two items, though the wait's label names the café."""
+    return a.node_type != b.node_type and any(isinstance(c, Candidate) and c.from_noun for c in (a, b))
 
 
 def _doer_and_doing(a: Candidate | Endpoint, b: Candidate | Endpoint) -> bool:

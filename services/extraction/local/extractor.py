@@ -34,8 +34,10 @@ from services.extraction.local.labels import shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
 from services.extraction.local.remention import kept_types, rementions, restated_anchor
 from services.extraction.local.rules import (
+    AGAIN,
     contrasts,
     infer_bare_sides,
+    named_again,
     opening_setting,
     pair_subjects,
     placements,
@@ -87,6 +89,7 @@ class LocalExtractor:
             prev = parts[n - 1] if n > 0 else None
             cands.extend(finder.find(doc, clause, prev, matches, vocab, chunks))
         cands = _dedupe(cands)
+        cands += named_again(doc, parts, cands)
         cands += question_typed(doc, parts, cands, lex, request.question)
         # the respondent's own framing ("what put me off X was that …", "I gave up on it because …")
         # types an item more surely than the question did
@@ -321,7 +324,12 @@ def _one_type_per_label(cands: list[Candidate]) -> list[Candidate]:
         ):
             best[c.label] = c
     keep = {id(c) for c in best.values()}
-    return [c for c in cands if id(c) in keep]
+    # a thing named again stands where it was named again too (`rules.named_again`)
+    return [
+        c
+        for c in cands
+        if id(c) in keep or (c.source.startswith(AGAIN) and best[c.label].node_type == c.node_type)
+    ]
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

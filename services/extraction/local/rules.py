@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
@@ -45,7 +47,7 @@ def infer_bare_sides(
         right = _events(in_span(cands + out, rel.right), chooser, lex)
         right_is_higher = rel.relation is not RelationKind.CAUSE or lex.spec.reason_direction == "up"
         if right:
-            out += _bare_left(doc, parts, rel, left, right, lex, chooser, right_is_higher)
+            out += _bare_left(doc, parts, cands + out, rel, left, right, lex, chooser, right_is_higher)
         else:
             out += _bare_right(doc, parts, cands + out, rel, left, lex, chooser, anchor, right_is_higher)
     return out
@@ -54,6 +56,7 @@ def infer_bare_sides(
 def _bare_left(
     doc: Doc,
     parts: list[Clause],
+    cands: list[Candidate],
     rel: DiscourseRelation,
     left: list[Candidate],
     right: list[Candidate],
@@ -69,7 +72,7 @@ def _bare_left(
     node_type = infer_type(chooser, lex, known, higher=not right_is_higher)
     span = rel.left
     clause = next((c for c in reversed(parts) if overlaps(doc, c, span.start, span.end)), None)
-    if node_type is None or clause is None:
+    if node_type is None or clause is None or only_names(doc, clause, cands) is not None:
         return []
     cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
     return [cand] if cand is not None else []
@@ -107,7 +110,7 @@ def _bare_right(
         known_type = ""
     node_type = stated or infer_type(chooser, lex, known_type, higher=right_is_higher)
     clause = next((c for c in parts if overlaps(doc, c, rel.right.start, rel.right.end)), None)
-    if node_type is None or clause is None:
+    if node_type is None or clause is None or only_names(doc, clause, cands) is not None:
         return []
     cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE, f"inferred:{rel.marker}")
     out = [cand] if cand is not None else []
@@ -120,6 +123,60 @@ def _bare_right(
             prev = clause_candidate(doc, told, lower, lex, INFERRED_CONFIDENCE, f"explained:{rel.marker}")
         if prev is not None:
             out.append(prev)
+    return out
+
+
+def only_names(doc: Doc, clause: Clause, cands: list[Candidate]) -> Candidate | None:
+    """The thing `clause` is no more than, named by its noun and what qualifies it ("That was down
+    to | the café at the station"), if it was found (the first time the answer named it: "waiting
+    at the café"). No item of the clause's own is made of such a clause (a guess at its type, "café
+    at the station" as an outcome, beside the café itself)."""
+    words = [i for i in range(clause.start, clause.end) if not doc[i].is_punct]
+    if not words or any(doc[i].pos_ in {"VERB", "AUX"} for i in words):
+        return None
+    # the head of the noun phrase the clause opens with: its last word before a preposition
+    phrase = words[: next((k for k, i in enumerate(words) if doc[i].pos_ == "ADP"), len(words))]
+    if not phrase or doc[phrase[-1]].pos_ not in {"NOUN", "PROPN"}:
+        return None
+    head = doc[phrase[-1]].lemma_.lower()
+    # the same head ("the café" for "station café"), not any word of the thing ("the station")
+    return next(
+        (c for c in cands if c.from_noun and doc[c.label_tokens[-1]].lemma_.lower() == head),
+        None,
+    )
+
+
+# The source prefix of a thing's candidate where it was named again.
+AGAIN = "again:"
+
+
+def named_again(doc: Doc, parts: list[Clause], cands: list[Candidate]) -> list[Candidate]:
+    """A thing named a second time, as all of a clause, stands there too: "waiting at the café took
+    too long, which was down to | the café at the station" gives the café as the reason, but its
+    one candidate lies where it was named first, outside the connective's side, so nothing was
+    linked to it. The copy keeps the label (one node) and takes the clause's place."""
+    out: list[Candidate] = []
+    for clause in parts:
+        if any(c.clause == clause.index for c in cands):
+            continue
+        thing = only_names(doc, clause, cands)
+        if thing is None:
+            continue
+        last = clause.end - 1
+        while last > clause.start and doc[last].is_punct:
+            last -= 1
+        out.append(
+            replace(
+                thing,
+                source=f"{AGAIN}{thing.source}",
+                clause=clause.index,
+                label_tokens=list(range(clause.start, last + 1)),
+                quote_start=clause.start,
+                quote_end=last + 1,
+                char_start=doc[clause.start].idx,
+                char_end=doc[last].idx + len(doc[last].text),
+            )
+        )
     return out
 
 
@@ -209,7 +266,7 @@ def question_typed(
     used = {c.clause for c in cands if not c.from_noun}
     out: list[Candidate] = []
     for clause in parts:
-        if clause.index in used:
+        if clause.index in used or only_names(doc, clause, cands) is not None:
             continue
         cand = clause_candidate(doc, clause, node_type, lex, INFERRED_CONFIDENCE + 0.1, "question")
         if cand is not None:

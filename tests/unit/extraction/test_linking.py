@@ -741,3 +741,28 @@ async def test_no_setting_where_none_was_told(
     types = _types(await _extract(offline_engine, "critical_incident", answer, question=question))
     assert "situation" not in types.values(), types
     assert types.get("handed me a bag of boxes") == "action", types
+
+
+@pytest.mark.parametrize(
+    ("answer", "existing"),
+    [
+        # named first inside the wait, then again as the reason: its one candidate lay outside the
+        # reason's side, and "café at the station" was guessed as an item of its own
+        ("Waiting at the café took too long. That was down to the café at the station.", ()),
+        # the wait told in an earlier turn: its label names the café, yet the two are two items
+        ("That was down to the café.", (("waiting at the café took too long", "push"),)),
+    ],
+)
+async def test_a_thing_given_as_the_reason_is_linked_where_it_was_named_before(
+    offline_engine: ExtractionEngine, answer: str, existing: tuple[tuple[str, str], ...]
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "jobs_to_be_done",
+        answer,
+        question="What drew you to the café, or pushed you away from it?",
+        existing=existing,
+    )
+    types = _types(result)
+    assert types.get("café") == "solution" and "café at the station" not in types, types
+    assert ("café", "gives_rise_to", "waiting at the café took too long") in _edges(result), _edges(result)
