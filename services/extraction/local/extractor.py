@@ -32,12 +32,10 @@ from services.extraction.local.framing import (
 )
 from services.extraction.local.labels import shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
-from services.extraction.local.remention import kept_types, rementions, restated_anchor
+from services.extraction.local.remention import AGAIN, kept_types, named_again, rementions, restated_anchor
 from services.extraction.local.rules import (
-    AGAIN,
     contrasts,
     infer_bare_sides,
-    named_again,
     opening_setting,
     pair_subjects,
     placements,

@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from spacy.tokens import Doc, Span
 
 from services.extraction.local.candidates import Candidate, is_content
@@ -21,6 +19,7 @@ from services.extraction.local.labels import shape_label
 from services.extraction.local.labelwords import MAX_LABEL_WORDS, POSSESSIVES
 from services.extraction.local.linking import EdgeChooser, Endpoint
 from services.extraction.local.pointers import antecedent, points_back
+from services.extraction.local.remention import only_names
 from services.extraction.local.segment import Clause, strip_frames
 from services.extraction.local.stance import stance_of
 from services.extraction.models import DiscourseRelation, RelationKind, TextSpan
@@ -123,60 +122,6 @@ def _bare_right(
             prev = clause_candidate(doc, told, lower, lex, INFERRED_CONFIDENCE, f"explained:{rel.marker}")
         if prev is not None:
             out.append(prev)
-    return out
-
-
-def only_names(doc: Doc, clause: Clause, cands: list[Candidate]) -> Candidate | None:
-    """The thing `clause` is no more than, named by its noun and what qualifies it ("That was down
-    to | the café at the station"), if it was found (the first time the answer named it: "waiting
-    at the café"). No item of the clause's own is made of such a clause (a guess at its type, "café
-    at the station" as an outcome, beside the café itself)."""
-    words = [i for i in range(clause.start, clause.end) if not doc[i].is_punct]
-    if not words or any(doc[i].pos_ in {"VERB", "AUX"} for i in words):
-        return None
-    # the head of the noun phrase the clause opens with: its last word before a preposition
-    phrase = words[: next((k for k, i in enumerate(words) if doc[i].pos_ == "ADP"), len(words))]
-    if not phrase or doc[phrase[-1]].pos_ not in {"NOUN", "PROPN"}:
-        return None
-    head = doc[phrase[-1]].lemma_.lower()
-    # the same head ("the café" for "station café"), not any word of the thing ("the station")
-    return next(
-        (c for c in cands if c.from_noun and doc[c.label_tokens[-1]].lemma_.lower() == head),
-        None,
-    )
-
-
-# The source prefix of a thing's candidate where it was named again.
-AGAIN = "again:"
-
-
-def named_again(doc: Doc, parts: list[Clause], cands: list[Candidate]) -> list[Candidate]:
-    """A thing named a second time, as all of a clause, stands there too: "waiting at the café took
-    too long, which was down to | the café at the station" gives the café as the reason, but its
-    one candidate lies where it was named first, outside the connective's side, so nothing was
-    linked to it. The copy keeps the label (one node) and takes the clause's place."""
-    out: list[Candidate] = []
-    for clause in parts:
-        if any(c.clause == clause.index for c in cands):
-            continue
-        thing = only_names(doc, clause, cands)
-        if thing is None:
-            continue
-        last = clause.end - 1
-        while last > clause.start and doc[last].is_punct:
-            last -= 1
-        out.append(
-            replace(
-                thing,
-                source=f"{AGAIN}{thing.source}",
-                clause=clause.index,
-                label_tokens=list(range(clause.start, last + 1)),
-                quote_start=clause.start,
-                quote_end=last + 1,
-                char_start=doc[clause.start].idx,
-                char_end=doc[last].idx + len(doc[last].text),
-            )
-        )
     return out
 
 
