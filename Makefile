@@ -78,6 +78,17 @@ test: install
 serve: install
 	$(PY) -m services.launcher
 
+# Shell steps of a recipe that started `services.launcher` in the background (its pid in the shell
+# variable pid, its output in the log $(1)): wait until the launcher prints that every service is
+# healthy (each service's own health check, not only the orchestrator's), or stop with the end of
+# the log if the launcher died.
+wait_for_launcher = until grep -q 'services healthy' $(1); do \
+		if ! kill -0 $$pid 2>/dev/null; then \
+			echo "The services did not start; the end of $(1):"; tail -n 20 $(1); exit 1; \
+		fi; \
+		sleep 0.5; \
+	done
+
 # The services run in the background (own process group, log in $(RUN_LOG)) while the interactive
 # client owns the terminal; they are stopped when the client exits, however it exits.
 RUN_LOG ?= data/services.log
@@ -87,12 +98,7 @@ run: install
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
 	trap 'exit 130' TERM; \
 	echo "Starting the six services (log: $(RUN_LOG)) ..."; \
-	until grep -q 'services healthy' $(RUN_LOG); do \
-		if ! kill -0 $$pid 2>/dev/null; then \
-			echo "The services did not start; the end of $(RUN_LOG):"; tail -n 20 $(RUN_LOG); exit 1; \
-		fi; \
-		sleep 0.5; \
-	done; \
+	$(call wait_for_launcher,$(RUN_LOG)); \
 	$(PY) -m cli --target 127.0.0.1:$${ORCHESTRATOR_PORT:-50051} $(CLI_ARGS)
 
 bench: install
@@ -117,13 +123,7 @@ simulate: install
 	       CANONICAL_SLOTS_DATABASE_URL=sqlite+aiosqlite:///$(abspath $(SIM_DATA))/canonical_slots.db; \
 	$(PY) -m services.launcher >> $(SIM_DATA)/services.log 2>&1 & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid 2>/dev/null' EXIT; \
-	until grep -q 'services healthy' $(SIM_DATA)/services.log; do \
-		if ! kill -0 $$pid 2>/dev/null; then \
-			echo "The services did not start; the end of $(SIM_DATA)/services.log:"; \
-			tail -n 20 $(SIM_DATA)/services.log; exit 1; \
-		fi; \
-		sleep 0.5; \
-	done; \
+	$(call wait_for_launcher,$(SIM_DATA)/services.log); \
 	$(PY) -m simulation matrix --target 127.0.0.1:$$base --out $(SIM_OUT) --parallel 2 $(SIM_ARGS)
 
 # The six services as separate processes on PostgreSQL: interviews, traces, grpcurl, Node client, faults.
