@@ -49,6 +49,9 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         # give up about either ("… when it came to missing your train twice in one week?")
         ("anxiety_habit", "pull"): "anxiety_of_pull",
         ("anxiety_habit", "timeline_event"): "anxiety_habit_event",
+        # ... and of a solution in words that fit the old one and the new one alike ("what did you like
+        # about the old way, compared with the energy drinks?" when they were the old way)
+        ("anxiety_habit", "solution"): "anxiety_habit_solution",
         # a problem is no job to get sorted ("what would getting having palpitations sorted make
         # possible?"): the job it stood in the way of is asked
         ("job", "push"): "job_behind_push",

@@ -107,6 +107,18 @@ FAMILIES: dict[str, Templates] = {
             "What worried you about {focus} when you were deciding?",
         ),
     ),
+    # ... and for a solution, old or new ("energy drinks", "the steel thermos"): the graph does not
+    # say which, so neither "what did you like about the old way, compared with the energy drinks?"
+    # (the old way itself) nor "what was hard to give up when it came to the thermos?" (the new one);
+    # what held the switch back is asked in words that fit either.
+    "anxiety_habit_solution": Templates(
+        node=(
+            "What almost stopped you from switching, when it came to {focus}?",
+            "What habit made the change harder, when it came to {focus}?",
+            "Thinking of {focus}, what was hard about leaving the old way behind?",
+            "Thinking of {focus}, what worried you about changing?",
+        ),
+    ),
     # ... and for a moment of the switch timeline ("missed my train twice", "read reviews"): the
     # moment is no worry of its own; what held them back around it is asked.
     "anxiety_habit_event": Templates(

@@ -184,14 +184,22 @@ def test_push_and_pull_are_asked_around_a_solution_or_a_moment(
 
 
 @pytest.mark.parametrize(
-    ("node_type", "label", "family"),
+    ("node_type", "label", "family", "wrong"),
     [
-        ("pull", "fresh coffee in two minutes", "anxiety_of_pull"),
-        ("timeline_event", "missed my train twice in one week", "anxiety_habit_event"),
+        ("pull", "fresh coffee in two minutes", "anxiety_of_pull", ()),
+        ("timeline_event", "missed my train twice in one week", "anxiety_habit_event", ()),
+        # old or new: "What did you like about the old way, compared with the energy drinks?" asked of
+        # the old way itself
+        ("solution", "energy drinks", "anxiety_habit_solution", ("compared with", "before you committed")),
     ],
 )
-def test_what_held_them_back_is_asked_around_a_pull_or_a_moment(
-    methodologies: MethodologyRegistry, spoken: SpokenLabels, node_type: str, label: str, family: str
+def test_what_held_them_back_is_asked_around_a_pull_a_moment_or_a_solution(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    node_type: str,
+    label: str,
+    family: str,
+    wrong: tuple[str, ...],
 ) -> None:
     # "What was hard to give up when it came to having fresh coffee in two minutes?", "What concerns
     # did you have about missing your train twice in one week before you committed?"
@@ -203,13 +211,13 @@ def test_what_held_them_back_is_asked_around_a_pull_or_a_moment(
     assert len(asked) == 4, asked
     said = spoken.say(label)[0]
     assert all(said in q for q in asked), asked
-    misfits = (f"give up when it came to {said}", "concerns did you have about")
+    misfits = (f"give up when it came to {said}", "concerns did you have about", *wrong)
     assert not any(w in q for q in asked for w in misfits), asked
     # each still asks for a force that holds a switch back, in words a respondent reads as one
-    assert all(any(w in q for w in ("worried", "almost stopped", "old way")) for q in asked), asked
-    # a solution keeps the whole family: the old one was hard to give up, the new one worrying
-    solution = FocusNode(node_id="s", label="capsule machine", node_type="solution")
-    assert fitting_family("anxiety_habit", solution, jtbd) == "anxiety_habit"
+    assert all(any(w in q for w in ("worr", "almost stopped", "old way", "habit")) for q in asked), asked
+    # a node of any other kind keeps the whole family
+    outcome = FocusNode(node_id="o", label="spend less per month", node_type="desired_outcome")
+    assert fitting_family("anxiety_habit", outcome, jtbd) == "anxiety_habit"
 
 
 @pytest.mark.parametrize("node_type", ["desired_outcome", "job", "emotional_social_job"])
