@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
 from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
 
+# Relations beside a ladder rather than up it: said when a question asks for them (a hint), never as
+# the answer to "what does X give you?"
+_SIDEWAYS = frozenset({"contrasts_with", "conflicts_with"})
+
 
 @dataclass(frozen=True)
 class Step:
@@ -145,6 +149,38 @@ class KnowledgeState:
             other = self.scenario.element(other_id)
             if not hints or other.node_type in hints:
                 return Step(other, focus, link, None)
+        return None
+
+    def unsaid_link(
+        self, focus: HiddenElement, hints: tuple[str, ...], *, onward: bool = False
+    ) -> Step | None:
+        """A link of `focus` not said yet whose other end is out already, of a hinted type when there
+        are hints: asked about X once its neighbours are told, a person says how X bears on one of
+        them ("the queue, that started when I missed my train"). Without this, a link between two
+        elements told apart (each opening a chain of its own) could never be said, whatever the
+        interviewer asked. An unhinted question does not bring out an opposite, a conflict or a
+        placement: asked how X makes a difference, "the trouble is X conflicts with a low price" is
+        beside the point; those answer a question about the construct (`contrast_of`, `placements`).
+
+        The link runs from `focus`, as it is said ("that gave me…", "that's why…"); said against its
+        direction, "Y. That was because X" got causes and effects the wrong way round where the link
+        runs from an effect to its cause (an outcome attributed to a reason). The one exception is an
+        actor asked about, who is said with the incident they took part in, unless `onward` (a
+        question about what X leads to: "what does feeling relaxed give you?")."""
+        said = self.said()
+        for link in self.scenario.links_of(focus.id):
+            if link.source != focus.id and (onward or link.edge_type != "involves"):
+                continue
+            other_id = link.target if link.source == focus.id else link.source
+            if link.id in self.revealed_links or other_id not in said or link.edge_type == "placed_at":
+                continue
+            other = self.scenario.element(other_id)
+            if hints and other.node_type not in hints:
+                continue
+            if not hints and link.edge_type in _SIDEWAYS:
+                continue
+            chain = next((c for c in self.scenario.chains_with(focus.id) if other_id in c.elements), None)
+            return Step(other, focus, link, chain)
         return None
 
     def contrast_of(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:

@@ -71,6 +71,14 @@ _BY_EDGE: dict[tuple[str, bool], Table] = {
         ("np", "np"): ("{s} involved {t}.",),
         (None, "np"): ("It was {t} who was dealing with it.", "That involved {t}."),
     },
+    # asked about the actor, the incident they took part in: "That was because nobody explained my
+    # tablets" made the incident the actor's reason
+    ("involves", False): {
+        ("np", "clause"): ("{s} was the one dealing with it when {t}.",),
+        ("np", "np"): ("{s} was part of {t}.",),
+        (None, "clause"): ("{s} was the one dealing with it when {t}.",),
+        (None, "np"): ("{s} was part of {t}.",),
+    },
     ("attributed_to", True): {
         ("clause", "clause"): ("{s}, and I think that was because {t}.",),
         (None, "clause"): ("I think it went that way because {t}.", "Looking back, it happened because {t}."),

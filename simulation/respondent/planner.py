@@ -4,13 +4,16 @@
 
 * ladder   → the next level(s) of the focused element's chain (a hinted node type within two
              levels pulls the answer there; a hinted *side* element, e.g. the anxiety that held
-             a solution back, wins over the chain's next level); a rationalising persona holds
+             a solution back, wins over the chain's next level, and so does a link not said yet
+             from it to a told element of the hinted type; unhinted, such a link is said when the
+             chain has no next level left); a rationalising persona holds
              back emotional levels until the element has been probed often enough;
 * explore  → a chain not opened yet, at its first level (a fixating persona returns to its
              first chain instead);
 * rate     → where elements fall on the focused construct (its unsaid placement links, also of
              elements named before), else as specific;
-* specific → a side element of a hinted type, else the hinted next level, else a detail;
+* specific → a side element of a hinted type, else the hinted next level, else how the element
+             bears on one told before (a link not said yet), else a detail;
 * incident / timeline → a new incident or the next step of the timeline;
 * validate → a confirmation (sometimes extended by the next level); closing → thanks.
 
@@ -104,6 +107,9 @@ class Planner:
             towards = state.path_to_hint(anchor, hints, max_new=1)
             if towards:
                 return towards
+            relink = state.unsaid_link(focus, hints)
+            if relink is not None:
+                return [relink]
             draft.add(detail_sentence(focus, rng) or restate_sentence(focus, rng))
             return []
         if kind is QuestionKind.LADDER and focus is not None and anchor is not None:
@@ -127,6 +133,9 @@ class Planner:
             side = state.side(focus, hints) if hints or not steps else None
             if side is None and hints:
                 side = state.contrast_of(focus, hints)
+            if side is None and (hints or not steps):
+                # asked what X leads to when that is told already: the link, said again with it
+                side = state.unsaid_link(focus, hints, onward=True)
             if side is not None:
                 return [side]
             towards = state.path_to_hint(anchor, hints)

@@ -113,3 +113,60 @@ def test_the_element_a_question_names_does_not_depend_on_the_process_hash_seed()
         )
         picked.add(done.stdout.strip())
     assert len(picked) == 1, picked
+
+
+def test_a_link_to_an_element_told_before_is_offered_once_and_only_of_a_hinted_type(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    state = _state(scenario, lemmatizer)
+    pole, opposite = scenario.element("ep_easy_find"), scenario.element("ip_endless_scrolling")
+    youtube, superordinate = scenario.element("el_youtube"), scenario.element("sc_respects_time")
+    state.mark([Step(pole), Step(opposite), Step(youtube), Step(superordinate)], 1)
+    # each told on its own: none of the pole's three links is said
+    assert state.revealed_links == {}
+    # a link is said from the element asked about: the construct above the pole leads to nothing told
+    assert state.unsaid_link(superordinate, ()) is None
+    # an unhinted question is about the pole itself: not its opposite, nor where an element falls
+    step = state.unsaid_link(pole, ())
+    assert step is not None and step.link is not None
+    assert (step.element.id, step.link.edge_type) == ("sc_respects_time", "ladders_to")
+    assert step.chain is not None and step.chain.id == "findability"
+    state.mark([step], 2)
+    assert state.unsaid_link(pole, ()) is None
+    # asked for the opposite, the contrast is the link to say
+    hinted = state.unsaid_link(pole, ("implicit_pole",))
+    assert hinted is not None and hinted.link is not None
+    assert hinted.element.id == "ip_endless_scrolling"
+    assert hinted.link.id == "ep_easy_find->ip_endless_scrolling"
+    # a hint no told neighbour has gives nothing, and a placement is never said this way
+    assert state.unsaid_link(pole, ("terminal_value",)) is None
+    assert state.unsaid_link(pole, ("element",)) is None
+
+
+def test_an_actor_asked_about_is_said_with_the_incident_they_took_part_in(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("hospital_discharge_cit_medication")
+    state = _state(scenario, lemmatizer)
+    doctor, rushed = scenario.element("actor_junior_doctor"), scenario.element("inc_rushed")
+    state.mark([Step(rushed), Step(doctor)], 1)
+    step = state.unsaid_link(doctor, ())
+    assert step is not None and step.link is not None
+    assert (step.element.id, step.link.id) == ("inc_rushed", "inc_rushed->actor_junior_doctor")
+    # asked what the doctor led to, the incident is no answer
+    assert state.unsaid_link(doctor, (), onward=True) is None
+
+
+def test_a_conflict_is_said_when_asked_for_not_as_what_an_element_gives(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    # "How does the punchy bass make a difference for you?" answered "The trouble is good sound
+    # quality usually conflicts with a low price": a relation beside the ladder, not up it
+    scenario = scenarios.get("headphones_mec_student_gamer")
+    state = _state(scenario, lemmatizer)
+    sound, price = scenario.element("a_sound_quality"), scenario.element("a_low_price")
+    state.mark([Step(sound), Step(price)], 1)
+    assert state.unsaid_link(sound, ()) is None
+    step = state.unsaid_link(sound, (price.node_type,))
+    assert step is not None and step.link is not None and step.link.edge_type == "conflicts_with"

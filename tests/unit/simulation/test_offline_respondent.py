@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from simulation.personas import Persona, PersonaRegistry
+from simulation.respondent.knowledge import Step
 from simulation.respondent.offline import OfflineRespondent
 from simulation.scenarios import HiddenElement, Scenario, ScenarioRegistry
 from simulation.text import Lemmatizer
@@ -445,3 +446,49 @@ def test_an_element_named_inside_another_ones_phrasing_is_said_in_passing(
     assert "sol_capsule" not in r.state.revealed
     r.respond("What happened next?", 4)
     assert "sol_capsule" not in r.log[-1].mentioned_elements  # listed once, in the turn that named it
+
+
+def _told_apart(persona: Persona, scenario: Scenario, lemmatizer: Lemmatizer) -> OfflineRespondent:
+    """The café chain told to its end, then spending too much, then the timeline to the missed train
+    and the café queue: neighbours in the hidden graph, each told without its link to the other."""
+    r = OfflineRespondent(persona, scenario, seed=0, lemmatizer=lemmatizer)
+    element, link = scenario.element, scenario.link_between
+    cafe = next(c for c in scenario.chains if c.id == "cafe")
+    path = zip(cafe.elements, cafe.elements[1:], strict=False)
+    r.state.mark(
+        [Step(element(cafe.elements[0]), chain=cafe)]
+        + [Step(element(b), element(a), link(a, b), cafe) for a, b in path],
+        1,
+    )
+    r.state.mark([Step(element("p_spending"), element("sol_cafe"), link("sol_cafe", "p_spending"))], 2)
+    timeline = next(c for c in scenario.chains if c.id == "timeline")
+    rushing, missed = element("s_rushing"), element("t_missed_train")
+    told = [Step(rushing, chain=timeline), Step(missed, rushing, link(rushing.id, missed.id), timeline)]
+    r.state.mark(told, 3)
+    r.state.mark([Step(element("p_queue"), chain=next(c for c in scenario.chains if c.id == "push"))], 4)
+    return r
+
+
+def test_asked_about_an_element_whose_neighbour_is_told_the_respondent_says_how_they_bear(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    r = _told_apart(plain_persona, scenario, lemmatizer)
+    outcome = scenario.element("o_spend_less")
+    assert "p_spending->o_spend_less" not in r.state.revealed_links
+
+    answer = r.respond("Why does spending too much on coffee matter to you?", 5)
+    turn = r.log[-1]
+    # the outcome is told already: the answer links it, with nothing new, instead of a shrug
+    assert (turn.kind, turn.focus_element) == ("ladder", "p_spending")
+    assert turn.revealed_links == ["p_spending->o_spend_less"] and turn.revealed_elements == []
+    assert any(p.lower() in answer.lower() for p in [outcome.label, *outcome.phrasings]), answer
+
+    # what pushed them after the missed train: the queue, told before, now said as its result
+    r.respond("What was going wrong that made missing the train matter?", 6)
+    assert r.log[-1].revealed_links == ["t_missed_train->p_queue"]
+    assert r.log[-1].revealed_elements == []
+
+    # asked again, the link is said: the next answer about it brings nothing of the kind
+    r.respond("Why does spending too much on coffee matter to you?", 7)
+    assert "p_spending->o_spend_less" not in r.log[-1].revealed_links

@@ -110,3 +110,20 @@ def test_a_link_no_clause_can_carry_gets_a_sentence_of_its_own() -> None:
     )
     rung = HiddenLink(source=originals.id, target=worth.id, edge_type="ladders_to")
     assert continue_sentence(said, worth, rung, "repertory_grid", random.Random(0)) is not None
+
+
+def test_an_actor_asked_about_is_said_to_take_part_in_the_incident_not_to_cause_it() -> None:
+    # "It's really just the junior doctor. That was because nobody properly explained my tablets":
+    # the generic reverse wording made the incident the actor's reason
+    doctor = HiddenElement(
+        id="actor_doctor", node_type="actor", label="junior doctor", phrasings=("the junior doctor",)
+    )
+    rushed = _clause("inc_rushed", "incident", "nobody explained", "nobody properly explained my tablets")
+    link = HiddenLink(source=rushed.id, target=doctor.id, edge_type="involves")
+    for seed in range(10):
+        for restate in (True, False):
+            said = link_sentence(
+                doctor, rushed, link, "critical_incident", random.Random(seed), restate=restate
+            )
+            assert "because" not in said, said
+            assert "the junior doctor" in said and "nobody properly explained my tablets" in said, said
