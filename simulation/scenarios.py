@@ -131,6 +131,10 @@ class Scenario(_Strict):
         """Chains that contain `element_id`, in file order."""
         return [c for c in self.chains if element_id in c.elements]
 
+    def chain_holding(self, a: str, b: str) -> Chain | None:
+        """The first chain, in file order, that contains both elements (None if no chain does)."""
+        return next((c for c in self.chains if a in c.elements and b in c.elements), None)
+
 
 def _check(scenario: Scenario, method: MethodologyConfig, out: list[FieldViolation]) -> None:
     node_types = {n.name for n in method.ontology.nodes}

@@ -179,8 +179,7 @@ class KnowledgeState:
                 continue
             if not hints and link.edge_type in _SIDEWAYS:
                 continue
-            chain = next((c for c in self.scenario.chains_with(focus.id) if other_id in c.elements), None)
-            return Step(other, focus, link, chain)
+            return Step(other, focus, link, self.scenario.chain_holding(focus.id, other_id))
         return None
 
     def contrast_of(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:
@@ -267,7 +266,7 @@ class KnowledgeState:
         node = target
         while node in came:
             prev, link = came[node]
-            chain = next((c for c in self.scenario.chains if prev in c.elements and node in c.elements), None)
+            chain = self.scenario.chain_holding(prev, node)
             path.append(Step(self.scenario.element(node), self.scenario.element(prev), link, chain))
             if node != target and node in self.revealed:
                 break
