@@ -25,6 +25,12 @@ _LEAD = (
     r"i mean|to be honest|i guess|i suppose|i think|really|practically speaking|strictly speaking)[,.!]?\s+)*"
 )
 
+# Verdicts on what was just said ("That was a nightmare", "it was infuriating"): they name nothing.
+_VERDICT = (
+    r"(?:awful|terrible|horrible|dreadful|brilliant|great|amazing|wonderful|lovely|fantastic|a nightmare|"
+    r"infuriating|frustrating|annoying|maddening|upsetting|a relief)"
+)
+
 # Whole segments that are meta talk (matched after the lead-ins, to the end of the segment).
 _META_SEGMENTS: tuple[str, ...] = (
     # nothing more to say
@@ -66,14 +72,30 @@ _META_SEGMENTS: tuple[str, ...] = (
     r"i didn'?t overthink it",
     r"it just made sense",
     # lead-ins standing alone ("Strictly speaking, …", "It's simple really: …")
-    r"(?:strictly|practically|frankly|generally) speaking|to be (?:precise|honest|fair)|it'?s simple(?: really)?",
+    r"(?:strictly|practically|frankly|generally) speaking|to be (?:precise|honest|fair)|it'?s simple(?: really)?|"
+    r"(?:funnily|oddly|strangely|interestingly) enough|ugh+|oh (?:my )?(?:goodness|god|gosh|dear)|anyway",
     # a bare liking or disliking of "that", naming nothing ("I hate that so much, it's awful")
     r"i (?:absolutely |really |just |so )*(?:love|adore|hate|loathe|like) (?:that|it|this|them)(?: so much| a lot)?",
-    r"(?:it'?s|that'?s|it was|that was) (?:just |so |absolutely |honestly |really )*(?:awful|terrible|brilliant|"
-    r"great|amazing|wonderful|a nightmare)(?: honestly| really)?",
+    rf"(?:it'?s|that'?s|it was|that was) (?:just |so |absolutely |honestly |really |a bit |such |quite )*{_VERDICT}"
+    r"(?: honestly| really)?",
     r"i adore it",
+    # a digression announced ("That reminds me, I must repaint the fence"): the remark itself
+    r"(?:oh )?that reminds me",
 )
 _META = re.compile(rf"^{_LEAD}(?:{'|'.join(_META_SEGMENTS)})$", re.IGNORECASE)
+# A bare assent closing a remark about the interview ("That's a bit of a leading question, but
+# fine."). Alone it could be an answer ("How did you feel?" "Fine."), so it counts as meta talk only
+# right after a meta segment; otherwise "fine" became a node and was asked about.
+# The same goes for a bare feeling or verdict closing one ("That was a nightmare, honestly terrible",
+# "It was infuriating, I was furious"): on its own, "I was furious" can be what the question asked.
+_CLOSING = re.compile(
+    r"^(?:(?:but|and|so|well|oh|honestly|just|really|absolutely)\s+)*"
+    r"(?:(?:fine|okay|ok|sure|alright|all right|right|go on|very well)(?:\s+(?:then|i guess|i suppose))?"
+    rf"|(?:so |such |really |absolutely |quite )*{_VERDICT}"
+    r"|i (?:was|am|'m|felt) (?:so |absolutely |really |quite )*(?:furious|thrilled|livid|delighted|fuming|"
+    r"over the moon|relieved|gutted))$",
+    re.IGNORECASE,
+)
 
 # Labels that are meta talk whichever extractor produced them.
 _FILLER_LABEL = re.compile(
@@ -81,9 +103,10 @@ _FILLER_LABEL = re.compile(
     r"comes? to mind|told you everything|more to say|good question|leading question|same as before)\b",
     re.IGNORECASE,
 )
-_SEGMENT = re.compile(r"[^.!?;,]+")
+# A colon ends a segment too: "It's simple really: it's a practical thing really".
+_SEGMENT = re.compile(r"[^.!?;,:]+")
 # What may stand between two filler segments, or between filler and what follows it.
-_SEPARATORS = " ,;.!?-—–\n\t"
+_SEPARATORS = " ,;:.!?-—–\n\t"
 
 
 def _normal(text: str) -> str:
@@ -96,13 +119,18 @@ def is_meta(segment: str) -> bool:
     return bool(text) and _META.match(text) is not None
 
 
+def _closes_remark(segment: str) -> bool:
+    return _CLOSING.match(_normal(segment).strip(" -—–\"'")) is not None
+
+
 def meta_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of the answer's filler/meta segments (sorted, non-overlapping)."""
     out: list[tuple[int, int]] = []
     for m in _SEGMENT.finditer(text):
-        if not is_meta(m.group()):
+        adjacent = bool(out) and not text[out[-1][1] : m.start()].strip(_SEPARATORS)
+        if not is_meta(m.group()) and not (adjacent and _closes_remark(m.group())):
             continue
-        if out and not text[out[-1][1] : m.start()].strip(_SEPARATORS):
+        if adjacent:
             out[-1] = (out[-1][0], m.end())  # "I don't really know, to be honest": one remark
         else:
             out.append((m.start(), m.end()))

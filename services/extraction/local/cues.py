@@ -33,6 +33,7 @@ GENERIC_IGNORE = (
     "suppose",
     "say",
     "thing",
+    "main",  # "the main thing is still the price": "main thing" names nothing
     "stuff",
     "lot",
     "bit",

@@ -22,6 +22,7 @@ from services.extraction.chunks import split_at
 from services.extraction.filler import inside, meta_spans
 from services.extraction.local.candidates import Candidate, CandidateFinder, is_content, label_lemmas
 from services.extraction.local.cues import CueLexicon, load_lexicon
+from services.extraction.local.digression import digression_spans
 from services.extraction.local.edges import link_candidates, opening_event
 from services.extraction.local.framing import (
     apply_clefts,
@@ -44,7 +45,7 @@ from services.extraction.local.rules import (
     sequence_events,
 )
 from services.extraction.local.segment import clauses
-from services.extraction.models import ExtractionRequest
+from services.extraction.models import ExtractionRequest, Speaker
 from services.extraction.preprocess import Analysis, Preprocessor
 from shared.methodology_models import MethodologyConfig
 
@@ -102,7 +103,9 @@ class LocalExtractor:
         kept_types(cands, request.existing_nodes, types, self.pre.pipeline.lemmas, _STOP)
         # "I don't think there's anything deeper than that": filler names no item
         meta = meta_spans(request.text)
-        cands = _outside(doc, cands, meta)
+        # "That reminds me, I must repaint the garden fence": an announced aside off the topic
+        off_topic = sorted(meta + self._digressions(doc, request, lex))
+        cands = _outside(doc, cands, off_topic)
         chooser = EdgeChooser(methodology)
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
@@ -111,7 +114,7 @@ class LocalExtractor:
         explained_by_reasons(doc, parts, cands, relations, lex, chooser)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
         cands += contrasts(doc, parts, cands, relations, lex)
-        cands = _in_particular(_one_type_per_label(_outside(doc, _appositions(doc, cands), meta)), lex)
+        cands = _in_particular(_one_type_per_label(_outside(doc, _appositions(doc, cands), off_topic)), lex)
         opening_setting(doc, parts, cands, relations, lex, request.question)
         cands.sort(key=lambda c: c.quote_start)
         edges = cleft_links(doc, clefts, cands, lex, chooser, anchor)
@@ -229,6 +232,21 @@ class LocalExtractor:
                 )
             )
         return concepts, rels
+
+    def _digressions(self, doc: Doc, request: ExtractionRequest, lex: CueLexicon) -> list[tuple[int, int]]:
+        """The answer's announced asides that share no word with the interview (`digression_spans`)."""
+        concept = request.concept
+        context = [
+            request.question,
+            concept.name,
+            concept.objective,
+            *concept.vocabulary,
+            # the interviewer's words and the graph, not the respondent's: an earlier answer holds the
+            # earlier asides too, and the football mentioned twice is no more on the topic
+            *(t.text for t in request.recent_turns if t.speaker is Speaker.INTERVIEWER),
+            *(n.label for n in request.existing_nodes),
+        ]
+        return digression_spans(doc, context, self.pre.pipeline.lemmas, _STOP | lex.ignore)
 
 
 def _content(label: str) -> list[str]:

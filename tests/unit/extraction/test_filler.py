@@ -32,6 +32,11 @@ from tests.unit.extraction.support import extract
         "Sorry",
         "Where was I",
         "I'm going off on a tangent again",
+        "It was infuriating",
+        "That was a bit annoying",
+        "That reminds me",
+        "Funnily enough",
+        "Ugh",
     ],
 )
 def test_meta_segments(segment: str) -> None:
@@ -57,6 +62,49 @@ def test_meta_spans_cover_a_remark_split_by_a_comma() -> None:
     text = "I don't really know, to be honest. The price matters."
     spans = meta_spans(text)
     assert spans == [(0, len("I don't really know, to be honest"))]
+
+
+@pytest.mark.parametrize("assent", ["but fine", "but okay", "fine then", "sure"])
+def test_an_assent_right_after_a_remark_is_part_of_it(assent: str) -> None:
+    remark = "That's a bit of a leading question"
+    text = f"{remark}, {assent}. I was readmitted within a week."
+    assert meta_spans(text) == [(0, len(f"{remark}, {assent}"))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It's simple really: it's a practical thing really, I didn't overthink it.",
+        "That was a nightmare, honestly terrible.",
+        "It was infuriating, I was furious.",
+        "That was such a relief, I was thrilled.",
+    ],
+)
+def test_a_remark_and_what_closes_it_are_one_span(text: str) -> None:
+    # "practical thing" (after the colon) and "terrible" had become nodes
+    assert meta_spans(text) == [(0, len(text) - 1)]
+
+
+def test_an_assent_on_its_own_stays_an_answer() -> None:
+    # "How did you feel?" "Fine." is an answer, and so is the same word after content.
+    assert meta_spans("Fine.") == []
+    assert meta_spans("I was readmitted within a week, but fine.") == []
+    assert meta_spans("I was furious.") == []
+
+
+async def test_the_sceptics_assent_yields_no_node(offline_engine: ExtractionEngine) -> None:
+    # "fine" had become an attribution node, then the focus of "Why do you think ... fine?"
+    result = await extract(
+        offline_engine,
+        "That's a bit of a leading question, but fine. I was readmitted within a week, and I think "
+        "that was because everyone assumed someone else had explained it.",
+        "Why do you think ending up back in hospital turned out the way it did?",
+        methodology="critical_incident",
+        concept=ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"),
+    )
+    labels = {c.label for c in result.concepts}
+    assert "everyone assumed someone else had explained it" in labels, labels
+    assert not {label for label in labels if label.split()[-1] in {"fine", "okay"}}, labels
 
 
 async def test_filler_answer_yields_no_node(offline_engine: ExtractionEngine) -> None:
