@@ -79,6 +79,8 @@ _META_SEGMENTS: tuple[str, ...] = (
     rf"(?:it'?s|that'?s|it was|that was) (?:just |so |absolutely |honestly |really |a bit |such |quite )*{_VERDICT}"
     r"(?: honestly| really)?",
     r"i adore it",
+    r"(?:it|that) (?:really |just |absolutely )*(?:drives|drove) me (?:absolutely |completely |a bit )*(?:mad|crazy|nuts|"
+    r"up the wall|round the bend)",
     # a digression announced ("That reminds me, I must repaint the fence"): the remark itself
     r"(?:oh )?that reminds me",
 )

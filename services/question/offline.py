@@ -385,7 +385,11 @@ class FollowUpComposer:
             chain_to_say(graph, method_cfg), method_cfg, self._spoken, chain_types(graph)
         )
         chain = render_chain(chain_labels, self._methodology.name)
-        if chain:
+        # said back about the focus ("About {focus}, from what you've told me: {chain}") only when the
+        # chain holds it: the graph's longest chain is often another one ("About the café, …: fitting
+        # on your tiny kitchen counter leads to …" said back the capsule machine's)
+        focused = focus.lower() in {clean_label(x).lower() for x in graph.longest_chain_labels}
+        if chain and (not focus or focused):
             values["chain"] = chain
         # the respondent's elements as names, only their pronouns turned ("the one you cancelled")
         triad = self._triad(in_second_person(triad_focus), [in_second_person(e) for e in elements])

@@ -37,6 +37,7 @@ from tests.unit.extraction.support import extract
         "That reminds me",
         "Funnily enough",
         "Ugh",
+        "Honestly, it drives me absolutely mad",
     ],
 )
 def test_meta_segments(segment: str) -> None:

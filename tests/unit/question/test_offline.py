@@ -514,7 +514,7 @@ def test_a_ladder_is_the_longest_run_of_steps_up(methodologies: MethodologyRegis
         (
             "critical_incident",
             "verify_account",
-            FocusNode(node_id="i", label="discharge", node_type="incident"),
+            FocusNode(node_id="i", label="delivery slot", node_type="incident"),
         ),
     ],
 )
@@ -699,6 +699,33 @@ def test_a_job_statement_does_not_read_the_focus_as_its_situation(
     assert sentence, asked
     assert not any(re.search(r"'When (?:the )?barista course", q) for q in sentence), sentence
     assert all("barista course" in q for q in sentence), sentence
+
+
+@pytest.mark.parametrize(
+    ("methodology", "strategy", "node_type"),
+    [
+        ("jobs_to_be_done", "validate_job", "solution"),
+        ("means_end_chain", "validate", "attribute"),
+        ("critical_incident", "verify_account", "incident"),
+    ],
+)
+def test_a_chain_is_said_back_about_a_focus_only_when_it_holds_it(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, methodology: str, strategy: str, node_type: str
+) -> None:
+    # The chain said back is the graph's longest, which need not hold the focus: "About the café,
+    # from what you've told me: fitting on your tiny kitchen counter leads to …" (the capsule machine's)
+    chain = ("fits on our tiny kitchen counter", "spend less time getting out of the door")
+    digest = GraphDigest(node_count=3, node_labels=("café", *chain), longest_chain_labels=chain)
+
+    def asked(label: str) -> set[str]:
+        focus = FocusNode(node_id="f", label=label, node_type=node_type)
+        return asked_over_turns(
+            methodologies, spoken, methodology, strategy, focus, range(3, 40), graph_summary=digest
+        )
+
+    off_chain, on_chain = asked("café"), asked(chain[0])
+    assert not [q for q in off_chain if "kitchen counter" in q], off_chain
+    assert [q for q in on_chain if "spending less time getting out of the door" in q], on_chain
 
 
 @pytest.mark.parametrize(
