@@ -17,6 +17,7 @@ from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
 # Questions that ask about the node they name (its reasons, effects, parts or qualities).
+_CHOOSE_SIDE = re.compile(r"\bwhich side of\b|\bwhich (?:end|pole) (?:of|do you)\b", re.IGNORECASE)
 _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
     r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
@@ -158,7 +159,11 @@ def link_candidates(
     anchor_linked = anchor is not None and any(
         anchor.label in (e.source.label, e.target.label) for e in edges + (given or [])
     )
-    if anchor is not None and cands and not anchor_linked and _PROBE.search(question):
+    # "Which side of constant adverts appeals to you more, and why?" asks the respondent to choose a
+    # side: the answer names the one chosen ("I want no ads at all so that it feels like it's on my
+    # side"), which need not be the node asked about
+    choose_side = _CHOOSE_SIDE.search(question) is not None
+    if anchor is not None and cands and not anchor_linked and not choose_side and _PROBE.search(question):
         # "why is X important?" may stay on X's level; "what do you like about X?" must go up
         min_step = 0 if re.search(r"\bwhy\b", question, re.IGNORECASE) else 1
         for cand in cands[:2]:

@@ -4,6 +4,8 @@ narrative sequences."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from services.extraction.engine import ExtractionEngine
@@ -505,6 +507,27 @@ async def test_what_it_is_about_is_a_pole_that_ladders_up(offline_engine: Extrac
     )
     assert _types(result).get("good recommendations") == "emergent_pole", _types(result)
     assert ("good recommendations", "ladders_to", "doesn't waste my time") in _edges(result), _edges(result)
+
+
+async def test_the_pole_chosen_over_the_one_asked_about_is_what_ladders_up(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # The node asked about had been linked as well: "constant adverts ladders_to feels like it's on
+    # my side", then said back as "constant adverts lead to feeling like it's on your side"
+    existing = (("no adverts", "emergent_pole"), ("constant adverts", "implicit_pole"))
+    questions = (
+        "Which side of constant adverts appeals to you more, and why does that matter to you?",
+        "Thinking about constant adverts, which end do you prefer, and why is that important to you?",
+    )
+    answers = (
+        "Well, I want no adverts at all so that it feels like it's on my side.",
+        "I want no ads at all so that it feels like it's on my side.",
+    )
+    for question, answer in itertools.product(questions, answers):
+        result = await _extract(offline_engine, "repertory_grid", answer, question, existing)
+        edges = _edges(result)
+        assert _linked(result, "no", "ladders_to", "on my side"), edges
+        assert not [e for e in edges if e[0] == "constant adverts"], edges
 
 
 async def test_an_answer_to_a_laddering_question_links_to_what_it_asked_about(
