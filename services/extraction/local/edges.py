@@ -16,8 +16,9 @@ from services.extraction.local.rules import in_span, infer_type
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
-# Questions that ask about the node they name (its reasons, effects, parts or qualities).
+# Questions that ask the respondent to choose between the node they name and its opposite.
 _CHOOSE_SIDE = re.compile(r"\bwhich side of\b|\bwhich (?:end|pole) (?:of|do you)\b", re.IGNORECASE)
+# Questions that ask about the node they name (its reasons, effects, parts or qualities).
 _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"
     r"|\bwhat happened\b|\bwhat (?:was|is) (?:the )?(?:result|outcome|effect|wrong|good|bad|great)\b"
