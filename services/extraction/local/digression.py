@@ -41,16 +41,19 @@ def digression_spans(
     if len(sentences) < 2:
         return []
 
+    # most answers announce no aside: the context is read only for one that does
+    openers = {n: m for n, s in enumerate(sentences) if n > 0 and (m := _OPENER.match(s.text)) is not None}
+    if not openers:
+        return []
+
     def content(text: str) -> set[str]:
         return {w for w in lemmas(text) if w.isalpha() and len(w) > 2 and w not in ignore}
 
     told = content(" ".join(context))
     own = [content(s.text) for s in sentences]
     out: list[tuple[int, int]] = []
-    for n, sentence in enumerate(sentences[1:], start=1):
-        opener = _OPENER.match(sentence.text)
-        if opener is None:
-            continue
+    for n, opener in openers.items():
+        sentence = sentences[n]
         words = content(sentence.text[opener.end() :])
         rest = set().union(*(own[k] for k in range(len(sentences)) if k != n))
         if words and not words & (told | rest):
