@@ -115,14 +115,18 @@ def _normal(text: str) -> str:
     return " ".join(text.replace("’", "'").replace("‘", "'").split()).strip()
 
 
+def _bare(segment: str) -> str:
+    return _normal(segment).strip(" -—–\"'")
+
+
 def is_meta(segment: str) -> bool:
     """Whether `segment` (a sentence or a comma-separated part of one) is filler or meta talk."""
-    text = _normal(segment).strip(" -—–\"'")
+    text = _bare(segment)
     return bool(text) and _META.match(text) is not None
 
 
 def _closes_remark(segment: str) -> bool:
-    return _CLOSING.match(_normal(segment).strip(" -—–\"'")) is not None
+    return _CLOSING.match(_bare(segment)) is not None
 
 
 def meta_spans(text: str) -> list[tuple[int, int]]:

@@ -129,11 +129,12 @@ class Planner:
         depth = mood.elements_per_answer + (1 if rng.random() < mood.extra_element_probability else 0)
         steps = state.ladder(anchor, hints, depth)
         if not steps or (hints and not any(s.element.node_type in hints for s in steps)):
-            # "what worried you about X?" asks for X's anxiety, not the next rung of X's chain
-            side = state.side(focus, hints) if hints or not steps else None
+            # "what worried you about X?" asks for X's anxiety, not the next rung of X's chain (this
+            # branch runs only for a hinted question or one whose chain has nothing left)
+            side = state.side(focus, hints)
             if side is None and hints:
                 side = state.contrast_of(focus, hints)
-            if side is None and (hints or not steps):
+            if side is None:
                 # asked what X leads to when that is told already: the link, said again with it
                 side = state.unsaid_link(focus, hints, onward=True)
             if side is not None:

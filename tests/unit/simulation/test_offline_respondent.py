@@ -453,7 +453,8 @@ def _told_apart(persona: Persona, scenario: Scenario, lemmatizer: Lemmatizer) ->
     and the café queue: neighbours in the hidden graph, each told without its link to the other."""
     r = OfflineRespondent(persona, scenario, seed=0, lemmatizer=lemmatizer)
     element, link = scenario.element, scenario.link_between
-    cafe = next(c for c in scenario.chains if c.id == "cafe")
+    chains = {c.id: c for c in scenario.chains}
+    cafe = chains["cafe"]
     path = zip(cafe.elements, cafe.elements[1:], strict=False)
     r.state.mark(
         [Step(element(cafe.elements[0]), chain=cafe)]
@@ -461,11 +462,11 @@ def _told_apart(persona: Persona, scenario: Scenario, lemmatizer: Lemmatizer) ->
         1,
     )
     r.state.mark([Step(element("p_spending"), element("sol_cafe"), link("sol_cafe", "p_spending"))], 2)
-    timeline = next(c for c in scenario.chains if c.id == "timeline")
+    timeline = chains["timeline"]
     rushing, missed = element("s_rushing"), element("t_missed_train")
     told = [Step(rushing, chain=timeline), Step(missed, rushing, link(rushing.id, missed.id), timeline)]
     r.state.mark(told, 3)
-    r.state.mark([Step(element("p_queue"), chain=next(c for c in scenario.chains if c.id == "push"))], 4)
+    r.state.mark([Step(element("p_queue"), chain=chains["push"])], 4)
     return r
 
 
