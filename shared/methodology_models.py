@@ -65,6 +65,10 @@ class OntologyEdgeType(_Frozen):
     name: str
     description: str = ""
     permitted_connections: tuple[tuple[str, str], ...] = ()
+    # False for an edge that sets two things against each other or corrects one (a contrast, a
+    # conflict, a preference, a revision): a chain said back to the respondent ("first …, then …",
+    # "… leads to …") stops there rather than read it as a step.
+    joins_chain: bool = True
 
 
 class Ontology(_Frozen):

@@ -127,6 +127,7 @@ def graph_snapshot(response: pb.GetSessionGraphResponse) -> GraphSnapshot:
         has_complete_chain=state.chain_completion.has_complete,
         complete_chain_count=state.chain_completion.complete_chain_count,
         longest_chain=[labels.get(i, i) for i in state.depth.longest_chain_path],
+        longest_chain_edge_types=list(state.depth.longest_chain_edge_types),
         canonical_slot_count=len(response.slots),
         slot_of={m.surface_node_id: m.slot_id for m in response.mappings},
     )

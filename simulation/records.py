@@ -117,6 +117,8 @@ class GraphSnapshot(BaseModel):
     has_complete_chain: bool = False
     complete_chain_count: int = 0
     longest_chain: list[str] = Field(default_factory=list)
+    # edge types between consecutive longest_chain entries (one fewer; empty from an older store)
+    longest_chain_edge_types: list[str] = Field(default_factory=list)
     canonical_slot_count: int = 0
     # surface node id -> canonical slot id (empty when canonical slots are off)
     slot_of: dict[str, str] = Field(default_factory=dict)

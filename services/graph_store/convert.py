@@ -131,6 +131,7 @@ def graph_state(s: GraphState) -> common_pb2.GraphState:
             longest_chain_path=s.depth.longest_chain_path,
             longest_chain_labels=s.depth.longest_chain_labels,
             longest_chain_node_types=s.depth.longest_chain_node_types,
+            longest_chain_edge_types=s.depth.longest_chain_edge_types,
         ),
         chain_completion=common_pb2.ChainCompletion(
             ratio=s.chain_completion.ratio,

@@ -160,6 +160,7 @@ class DepthMetrics(_Model):
     longest_chain_path: list[str] = Field(default_factory=list)
     longest_chain_labels: list[str] = Field(default_factory=list)
     longest_chain_node_types: list[str] = Field(default_factory=list)
+    longest_chain_edge_types: list[str] = Field(default_factory=list)
 
 
 class ChainCompletion(_Model):

@@ -15,6 +15,7 @@ terminal type counts itself).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -188,6 +189,24 @@ def chain_completion(
     )
 
 
+def chain_edge_types(
+    path: Sequence[str], edges: Sequence[EdgeRef], methodology: MethodologyConfig
+) -> list[str]:
+    """The type of the edge from each node of `path` to the next. Where two nodes are linked by
+    edges of several types, one that joins a chain said back wins (a step both "leads to" and
+    "conflicts with" is still a step), then the first stored."""
+    steps = set(itertools.pairwise(path))
+    if not steps:
+        return []
+    breaks = {e.name for e in methodology.ontology.edges if not e.joins_chain}
+    chosen: dict[tuple[str, str], str] = {}
+    for e in edges:
+        key = (e.source_node_id, e.target_node_id)
+        if key in steps and (key not in chosen or (chosen[key] in breaks and e.edge_type not in breaks)):
+            chosen[key] = e.edge_type
+    return [chosen.get(step, "") for step in itertools.pairwise(path)]
+
+
 def compute_graph_state(
     session_id: str, nodes: Sequence[NodeRef], edges: Sequence[EdgeRef], methodology: MethodologyConfig
 ) -> GraphState:
@@ -210,6 +229,7 @@ def compute_graph_state(
     depth = depth_metrics([n.id for n in nodes], adj, methodology.level_count, condensed)
     depth.longest_chain_labels = [nodes[pos[i]].label for i in depth.longest_chain_path]
     depth.longest_chain_node_types = [nodes[pos[i]].node_type for i in depth.longest_chain_path]
+    depth.longest_chain_edge_types = chain_edge_types(depth.longest_chain_path, edges, methodology)
     return GraphState(
         session_id=session_id,
         node_count=len(nodes),

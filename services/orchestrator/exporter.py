@@ -123,9 +123,16 @@ def to_markdown(
             f"- {labels.get(edge.source_node_id, edge.source_node_id)} —{edge.edge_type}→ "
             f"{labels.get(edge.target_node_id, edge.target_node_id)}"
         )
-    chain = [labels.get(i, i) for i in graph.graph_state.depth.longest_chain_path]
+    depth = graph.graph_state.depth
+    chain = [labels.get(i, i) for i in depth.longest_chain_path]
     if chain:
-        lines += ["", f"Longest chain: {' → '.join(chain)}"]
+        # each arrow named like the relationships above when the graph store sent the edge types
+        kinds = list(depth.longest_chain_edge_types)
+        arrows = [f" —{k}→ " for k in kinds] if len(kinds) == len(chain) - 1 else [" → "] * (len(chain) - 1)
+        lines += [
+            "",
+            "Longest chain: " + chain[0] + "".join(a + c for a, c in zip(arrows, chain[1:], strict=True)),
+        ]
     lines += [
         "",
         "## Strategy timeline",

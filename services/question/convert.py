@@ -84,6 +84,10 @@ def graph_digest(msg: question_pb2.GraphSummary) -> GraphDigest:
         longest_chain_types=tuple(state.depth.longest_chain_node_types)
         if len(state.depth.longest_chain_node_types) == len(msg.longest_chain_labels)
         else (),
+        longest_chain_edge_types=tuple(state.depth.longest_chain_edge_types)
+        if msg.longest_chain_labels
+        and len(state.depth.longest_chain_edge_types) == len(msg.longest_chain_labels) - 1
+        else (),
     )
 
 

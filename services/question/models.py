@@ -100,6 +100,10 @@ class GraphDigest(_Model):
     longest_chain_types: tuple[str, ...] = Field(
         default=(), description="Node types of longest_chain_labels, same order (empty if unknown)."
     )
+    longest_chain_edge_types: tuple[str, ...] = Field(
+        default=(),
+        description="Edge types between consecutive longest_chain_labels, one fewer (empty if unknown).",
+    )
 
 
 class OpeningRequest(_Model):

@@ -188,18 +188,42 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
     return max(runs, key=len)  # the first of the longest
 
 
-def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig) -> list[str]:
-    """The longest chain's labels to say back: a sequence's every step, else its ladder."""
+def joined_run(
+    graph: GraphDigest, methodology: MethodologyConfig, focus: str = ""
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The part of the longest chain that reads as one chain: its labels and their node types.
+
+    The graph store's chain follows directed edges of every type, so it can cross a contrast ("the
+    night shift's handover contrasts with the ward round"), a conflict, a preference or a revision;
+    said back, "first …, then …" would tell two contrasted incidents as one. The chain is cut at
+    every edge whose type does not join a chain, and the run holding `focus` is kept (else the
+    first of the longest). Without edge types (an older graph store) the chain is taken whole.
+    """
+    labels, types = graph.longest_chain_labels, graph.longest_chain_types
+    edges = graph.longest_chain_edge_types
+    if len(edges) != len(labels) - 1:
+        return labels, types
+    breaks = {e.name for e in methodology.ontology.edges if not e.joins_chain}
+    cuts = [0, *(i + 1 for i, kind in enumerate(edges) if kind in breaks), len(labels)]
+    runs = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+    wanted = focus.strip().lower()
+    held = [r for r in runs if wanted and any(clean_label(x).lower() == wanted for x in labels[r[0] : r[1]])]
+    a, b = held[0] if held else max(runs, key=lambda r: r[1] - r[0])
+    return labels[a:b], types[a:b] if len(types) == len(labels) else ()
+
+
+def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig, focus: str = "") -> list[str]:
+    """The longest chain's labels to say back (the run of it `joined_run` keeps): a sequence's
+    every step, else its ladder."""
+    labels, types = joined_run(graph, methodology, focus)
     if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
         # the steps, not who took part in them ("first ward nurse, then going through …") nor where
-        # they happened; without
-        # the types (as in `ladder`) the labels are taken as they are
-        labels, types = graph.longest_chain_labels, graph.longest_chain_types
+        # they happened; without the types (as in `ladder`) the labels are taken as they are
         if len(types) != len(labels):
             return list(labels)
         aside = participant_types(methodology) | _PLACE_TYPES
         return [label for label, kind in zip(labels, types, strict=True) if kind not in aside]
-    return ladder(graph.longest_chain_labels, graph.longest_chain_types, methodology)
+    return ladder(labels, types, methodology)
 
 
 def say_labels(
@@ -382,13 +406,14 @@ class FollowUpComposer:
         method_cfg = self._methodology
         graph = req.graph_summary
         chain_labels = say_labels(
-            chain_to_say(graph, method_cfg), method_cfg, self._spoken, chain_types(graph)
+            chain_to_say(graph, method_cfg, focus), method_cfg, self._spoken, chain_types(graph)
         )
         chain = render_chain(chain_labels, self._methodology.name)
         # said back about the focus ("About {focus}, from what you've told me: {chain}") only when the
         # chain holds it: the graph's longest chain is often another one ("About the café, …: fitting
         # on your tiny kitchen counter leads to …" said back the capsule machine's)
-        focused = focus.lower() in {clean_label(x).lower() for x in graph.longest_chain_labels}
+        run, _ = joined_run(graph, method_cfg, focus)
+        focused = focus.lower() in {clean_label(x).lower() for x in run}
         if chain and (not focus or focused):
             values["chain"] = chain
         # the respondent's elements as names, only their pronouns turned ("the one you cancelled")

@@ -115,12 +115,22 @@ def render_conversation(turns: Sequence[Utterance]) -> str:
     return wrap_escaped(CONVERSATION, "\n".join(lines))
 
 
+def chain_text(graph: GraphDigest) -> str:
+    """The longest chain as "a -> b", each arrow naming its edge type when known ("a -leads_to->
+    b -contrasts_with-> c"): the chain may cross a contrast or a correction, which the model should
+    not read back as a sequence."""
+    labels, edges = graph.longest_chain_labels, graph.longest_chain_edge_types
+    if len(edges) != len(labels) - 1:
+        return " -> ".join(labels)
+    return labels[0] + "".join(f" -{kind}-> {label}" for kind, label in zip(edges, labels[1:], strict=True))
+
+
 def render_graph_summary(graph: GraphDigest) -> str:
     """The graph summary block (labels come from the respondent's words, hence a data block)."""
     lines = [
         f"Concepts mentioned: {graph.node_count}; links between them: {graph.edge_count}.",
         f"Longest chain: {graph.max_depth} concept(s)"
-        + (f" ({' -> '.join(graph.longest_chain_labels)})" if graph.longest_chain_labels else "")
+        + (f" ({chain_text(graph)})" if graph.longest_chain_labels else "")
         + ".",
         f"A complete chain reaches an end-level concept: {'yes' if graph.has_complete_chain else 'no'}.",
     ]

@@ -125,6 +125,7 @@ async def test_apply_then_graph_state_round_trip(served: Served) -> None:
     assert dict(state.nodes_by_type) == {"attribute": 1, "functional_consequence": 1, "terminal_value": 1}
     assert state.depth.max_depth_normalized == pytest.approx(3 / 5)
     assert list(state.depth.longest_chain_path) == [n.id for n in reply.nodes_created]
+    assert list(state.depth.longest_chain_edge_types) == [e.edge_type for e in reply.edges_created]
     assert state.chain_completion.has_complete and state.chain_completion.ratio == 1.0
     degrees = {d.node_id: (d.in_degree, d.out_degree) for d in state.node_degrees}
     assert degrees[reply.nodes_created[1].id] == (1, 1)

@@ -141,6 +141,8 @@ async def test_cross_turn_edges_resolve_earlier_nodes_by_label_and_embedding(
         nodes[i].node_type for i in state.depth.longest_chain_path
     ]
     assert state.depth.longest_chain_node_types[0] == "attribute"
+    # and each step's edge type, one fewer than the nodes
+    assert state.depth.longest_chain_edge_types == ["leads_to"] * 3
     assert state.chain_completion.has_complete is True
     assert state == await store.graph_state(sid, "means_end_chain")
 

@@ -125,6 +125,25 @@ def test_graph_state_counts_orphans_degrees_and_chain_completion(mec: Methodolog
     assert degrees == {"a1": (1, 1), "f1": (1, 1), "t1": (1, 0), "a2": (0, 2), "f2": (1, 0), "a3": (0, 0)}
     assert state.depth.max_depth == 4 and state.depth.longest_chain_path == ["a2", "a1", "f1", "t1"]
     assert state.depth.max_depth_normalized == pytest.approx(4 / mec.level_count)
+    # each step of the chain names its edge: the first is the trade-off, not a "leads to"
+    assert state.depth.longest_chain_edge_types == ["conflicts_with", "leads_to", "leads_to"]
+
+
+def test_a_step_linked_twice_is_named_by_the_edge_that_joins_a_chain(mec: MethodologyConfig) -> None:
+    nodes = [NodeRef("a", "attribute"), NodeRef("b", "attribute"), NodeRef("f", "functional_consequence")]
+    # a -> b both conflicts and (later) leads to: the step reads as a chain step
+    edges = [
+        EdgeRef("a", "b", "conflicts_with"),
+        EdgeRef("a", "b", "leads_to"),
+        EdgeRef("b", "f", "revises"),
+        EdgeRef("b", "f", "conflicts_with"),
+    ]
+    state = compute_graph_state("s", nodes, edges, mec)
+    assert state.depth.longest_chain_path == ["a", "b", "f"]
+    # between two types that both break a chain, the first stored stays
+    assert state.depth.longest_chain_edge_types == ["leads_to", "revises"]
+    single = compute_graph_state("s", [NodeRef("a", "attribute")], [], mec)
+    assert single.depth.longest_chain_path == ["a"] and single.depth.longest_chain_edge_types == []
 
 
 def test_no_complete_chain_without_a_terminal(mec: MethodologyConfig) -> None:
