@@ -16,8 +16,14 @@ from services.extraction.local.rules import in_span, infer_type
 from services.extraction.local.segment import Clause
 from services.extraction.models import DiscourseRelation, RelationKind
 
-# Questions that ask the respondent to choose between the node they name and its opposite.
-_CHOOSE_SIDE = re.compile(r"\bwhich side of\b|\bwhich (?:end|pole) (?:of|do you)\b", re.IGNORECASE)
+# Questions that ask the respondent to choose between the node they name and its opposite ("which
+# side of X …", "if you had to choose between X and the opposite …"), or to rank several ("if you
+# ranked A, B and X by how much they matter …"): the node named last is not what the answer is about.
+_CHOOSE_SIDE = re.compile(
+    r"\bwhich side of\b|\bwhich (?:end|pole) (?:of|do you)\b|\bchoose between\b"
+    r"|\bif you (?:ranked|had to rank)\b",
+    re.IGNORECASE,
+)
 # Questions that ask about the node they name (its reasons, effects, parts or qualities).
 _PROBE = re.compile(
     r"\bwhy\b|\bwhat (?:does|did|do) (?:that|it|this)\b|\bhow (?:does|did|do) (?:that|it|this)\b"

@@ -164,8 +164,12 @@ def _object_overflows(doc: Doc, idx: list[int]) -> bool:
         bool(rest)
         and all(doc[i].pos_ in OBJECT_GOES_ON for i in rest)
         and doc[rest[-1]].pos_ in {"NOUN", "PROPN"}
-        # "read reviews of a few machines one | evening": a time phrase says when, not what
-        and doc[rest[-1]].lemma_.lower() not in TIME_NOUNS
+        # "read reviews of a few machines one | evening": a time phrase says when, not what; "how I
+        # spend my | time" names what is spent ("your" for a respondent quoting someone)
+        and (
+            doc[rest[-1]].lemma_.lower() not in TIME_NOUNS
+            or doc[rest[-1] - 1].lower_ in POSSESSIVES | {"your"}
+        )
     )
 
 

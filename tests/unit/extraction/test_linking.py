@@ -518,6 +518,8 @@ async def test_the_pole_chosen_over_the_one_asked_about_is_what_ladders_up(
     questions = (
         "Which side of constant adverts appeals to you more, and why does that matter to you?",
         "Thinking about constant adverts, which end do you prefer, and why is that important to you?",
+        "If you had to choose between constant adverts and the opposite, which would it be, and why does "
+        "that matter to you?",
     )
     answers = (
         "Well, I want no adverts at all so that it feels like it's on my side.",
@@ -528,6 +530,29 @@ async def test_the_pole_chosen_over_the_one_asked_about_is_what_ladders_up(
         edges = _edges(result)
         assert _linked(result, "no", "ladders_to", "on my side"), edges
         assert not [e for e in edges if e[0] == "constant adverts"], edges
+
+
+async def test_a_ranking_question_links_the_answer_to_none_of_the_items_ranked(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "If you ranked …, feeling like it's on your side and constant adverts by how much they matter
+    # …?" "It's really just being treated fairly." had made "constant adverts ladders_to being
+    # treated fairly": the last item named, not one the respondent chose
+    existing = (
+        ("no adverts", "emergent_pole"),
+        ("constant adverts", "implicit_pole"),
+        ("feels like it's on my side", "superordinate_construct"),
+    )
+    question = (
+        "If you ranked feeling like it's on your side and constant adverts by how much they matter to you, "
+        "what would come first, and why?"
+    )
+    result = await _extract(
+        offline_engine, "repertory_grid", "It's really just being treated fairly.", question, existing
+    )
+    assert "being treated fairly" in _types(result), _types(result)
+    ranked = {"constant adverts", "feels like it's on my side"}
+    assert not [e for e in _edges(result) if e[0] in ranked], _edges(result)
 
 
 async def test_an_answer_to_a_laddering_question_links_to_what_it_asked_about(

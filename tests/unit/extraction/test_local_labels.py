@@ -611,6 +611,15 @@ def test_a_time_phrase_the_cut_broke_goes_whole(pipeline: NlpPipeline) -> None:
     assert shaped is not None and shaped[0] == "read reviews of a few machines", shaped
 
 
+@pytest.mark.parametrize("noun", ["time", "evening", "weekend"])
+def test_time_spent_is_the_object_the_cap_keeps(pipeline: NlpPipeline, noun: str) -> None:
+    # "deciding for myself how I spend my | time" lost the word past the cap, then the dangling
+    # "my", and the closing said "deciding for yourself how you spend"
+    doc = pipeline.parse(f"deciding for myself how I spend my {noun}")
+    shaped = shape_label(doc, list(range(len(doc))))
+    assert shaped is not None and shaped[0] == f"deciding for myself how i spend my {noun}", shaped
+
+
 @pytest.mark.parametrize(
     ("text", "outcome"),
     [
