@@ -529,6 +529,17 @@ DEGREE_WORDS = frozenset(
 FEELING_LINKS = frozenset({"of", "with", "about"})
 # Adjectives the word tables also list as verbs or nouns, said of a state before "of" ("sick of").
 STATES_OF = frozenset({"sick", "full", "free", "short", "fond", "aware", "sure"})
+# Adjectives the word tables also list as verbs, said of a state when nothing, a purpose ("to …",
+# "for …", "enough") or a time ("the night before") follows: "being fit to leave", "being ready the
+# night before", not the doings "fitting to leave", "readying …"; "close the app" stays a doing.
+STATES_BEFORE_PURPOSE = frozenset(
+    {"fit", "ready", "free", "open", "close", "clear", "slow", "quick", "set", "used", "prepared", "willing"}
+)
+PURPOSE_LINKS = frozenset({"to", "for", "enough"})
+# Words that open a phrase of time after a state ("ready the night before", "free that evening"),
+# and the units such a phrase may name besides TIME_HEADS ("the day before", "that week").
+TIME_OPENERS = frozenset({"the", "that", "this", "last", "next", "every"})
+TIME_UNITS = frozenset({"day", "week", "month", "year"})
 # Adverbs a doing may open with ("always call the carer", "usually skip breakfast").
 ADVERBS_BEFORE_VERB = frozenset({"always", "usually", "often", "sometimes", "rarely", "never"})
 # What made someone feel a way, said as how they felt ("that was a bit annoying" -> "a bit annoyed").

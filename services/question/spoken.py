@@ -72,6 +72,8 @@ class SpokenLabels(ClauseReader):
             return _join(["you", "were", *words], names)  # "when you were less stressed"
         if len(words) == 1 and words[0] in forms.adjectives and words[0] not in forms.nouns:
             return f"you were {words[0]}"  # "anxious": "when you were anxious", not "when being anxious"
+        if _a_state_before_purpose(words):
+            return _join(["you", "were", *words], names)  # "when you were fit to leave"
         if len(words) < 2 or words[0] in en.NOT_PERSONS | en.BE:
             return None  # "was told at the ward round" has no subject to say
         if _none_left(words):
@@ -83,7 +85,11 @@ class SpokenLabels(ClauseReader):
             # "while January and the hospital was full"
             return _join(self._in_past(words, be), names)
         if written[0] in names.values():
-            return None
+            # "Dad waited five hours for transport": the name is the subject ("while Dad waited …")
+            named = next((i for i, w in enumerate(written) if w not in names.values()), len(written))
+            if self._named_subject(words, named) is None:
+                return None
+            return _join(self._in_past(words, named), names)
         if words[0] in en.SUBJECTS:
             v = self._past_adverbs(words, 1)
             verb = words[v] if v < len(words) else ""
@@ -177,6 +183,8 @@ class SpokenLabels(ClauseReader):
             return ["being", *rest]
         if self._passive(first, nxt):
             return ["being", *words]  # "discharged after …" was done to them: not "discharging after …"
+        if _a_state_before_purpose(words):
+            return ["being", *words]  # "fit to leave", "ready the night before": not "fitting to leave"
         if not rest and first in self._forms.adjectives and first not in self._forms.nouns:
             return ["being", first]  # "awake" -> "being awake", "healthy" -> "being healthy"
         if (
@@ -348,7 +356,8 @@ class SpokenLabels(ClauseReader):
         return gerund(self._forms.verb_lemma(word))
 
     def _named_subject(self, words: list[str], size: int) -> list[str] | None:
-        """ "Netflix recommends shows" -> "Netflix recommending shows"; other named phrases stay.
+        """ "Netflix recommends shows" -> "Netflix recommending shows", "Dad waited five hours" ->
+        "Dad waiting five hours"; other named phrases stay.
 
         `size` is the number of words of the name that opens the label.
         """
@@ -356,7 +365,9 @@ class SpokenLabels(ClauseReader):
             return None
         verb = words[size]
         if verb in en.BE or (
-            verb.endswith("s") and self._forms.is_verb_form(verb) and verb not in self._forms.nouns
+            (verb.endswith("s") or self._forms.verb_lemma(verb) != verb)
+            and self._forms.is_verb_form(verb)
+            and verb not in self._forms.nouns
         ):
             return [*words[:size], self._ing(verb), *words[size + 1 :]]
         return None
@@ -369,6 +380,16 @@ def _felt(words: list[str]) -> list[str] | None:
     if not words or words[-1] not in en.FELT or any(w not in en.DEGREE_WORDS for w in words[:-1]):
         return None
     return [*words[:-1], en.FELT[words[-1]]]
+
+
+def _a_state_before_purpose(words: list[str]) -> bool:
+    """Whether `words` say a state by an adjective that is also a verb, with nothing, a purpose or a
+    time after it ("fit to leave", "ready the night before"; not the doing "close the app")."""
+    if not words or words[0] not in en.STATES_BEFORE_PURPOSE:
+        return False
+    rest = words[1:]
+    timed = len(rest) > 1 and rest[0] in en.TIME_OPENERS and rest[1] in en.TIME_HEADS | en.TIME_UNITS
+    return not rest or rest[0] in en.PURPOSE_LINKS or timed
 
 
 def _none_left(words: list[str]) -> bool:

@@ -154,6 +154,26 @@ def test_clauses_become_noun_phrases(spoken: SpokenLabels, label: str, said: str
 @pytest.mark.parametrize(
     ("label", "said"),
     [
+        # "first fitting to leave, then waiting six hours for the discharge letter": a state
+        ("fit to leave", "being fit to leave"),
+        ("ready the night before", "being ready the night before"),
+        ("ready to go home", "being ready to go home"),
+        ("free to choose", "being free to choose"),
+        ("close to home", "being close to home"),
+        ("ready", "being ready"),
+        # the same words with an object are doings
+        ("fit the pads", "fitting the pads"),
+        ("close the app", "closing the app"),
+        ("fit in my pocket", "fitting in your pocket"),
+    ],
+)
+def test_a_state_before_a_purpose_or_a_time_is_no_doing(spoken: SpokenLabels, label: str, said: str) -> None:
+    assert spoken.say(label) == (said, True)
+
+
+@pytest.mark.parametrize(
+    ("label", "said"),
+    [
         ("long battery life", "long battery life"),
         ("control of my day", "control of your day"),
         ("peace of mind", "peace of mind"),
@@ -309,6 +329,10 @@ def test_a_thing_the_respondent_dealt_with_is_said_with_an_article(
         # a name opens a clause only as its subject
         ("Netflix recommends shows", "Netflix recommending shows", True),
         ("Book Club picks", "Book Club picks", False),
+        # a past doing as well: "first the Dad waited five hours for transport, then …"
+        ("Dad waited five hours for transport", "Dad waiting five hours for transport", True),
+        ("Mum rang the ward", "Mum ringing the ward", True),
+        ("Netflix shows", "Netflix shows", False),
         ("January and the hospital was full", "January and the hospital being full", True),
         # "can" is a modal, not the verb "to can"
         ("I can focus on the train", "you being able to focus on the train", True),
@@ -385,6 +409,15 @@ def test_a_named_touchpoint_is_asked_about_as_written(
         ("my energy crashes", "your energy crashed"),
         ("it was full", None),
         ("long battery life", None),
+        # a name as the subject ("while Dad waiting five hours …" was no clause); a name alone is none
+        ("Dad waited five hours for transport", "Dad waited five hours for transport"),
+        ("Netflix recommends shows", "Netflix recommended shows"),
+        ("Book Club picks", None),
+        ("Dr Patel", None),
+        # a state before a purpose or a time is the respondent's ("while you were fit to leave")
+        ("fit to leave", "you were fit to leave"),
+        ("ready the night before", "you were ready the night before"),
+        ("close the app", None),
     ],
 )
 def test_a_label_with_a_subject_and_verb_reads_as_a_clause(
