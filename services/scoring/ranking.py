@@ -21,8 +21,10 @@ interview has stayed put, which a methodology may use to reward *changing* strat
 
 Tie-break (deterministic): higher final score first (compared after rounding to 1e-9, so float
 noise cannot reorder equal scores), then the strategy's order in the methodology YAML, then the
-node label, then the node id (the no-node candidate sorts first). Labels come before ids because
-ids are random UUIDs: two runs of the same interview must make the same decisions.
+node label, the node type and the turn it was created in, then the node id (the no-node candidate
+sorts first). Labels, types and turns come before ids because ids are random UUIDs: two runs of the
+same interview must make the same decisions, also between two nodes that share a label ("crashed" as
+a push and as a hiring criterion, which surface deduplication keeps apart by type).
 """
 
 from __future__ import annotations
@@ -224,6 +226,8 @@ class _Draft:
     multiplier: float
     bonus: float
     final: float
+    # what tells two nodes with one label apart before their (random) ids: (node type, creation turn)
+    tie: tuple[str, int] = ("", 0)
 
 
 class RankedCandidates(Sequence[ScoredCandidate]):
@@ -278,6 +282,7 @@ def _finalise(drafts: list[_Draft]) -> RankedCandidates:
             d.strategy.index,
             d.node_id is not None,
             d.node_label,
+            d.tie,
             d.node_id or "",
         )
     )
@@ -290,10 +295,16 @@ def _draft(
     label: str,
     contributions: list[SignalContribution],
     modifiers: PhaseModifiers | None,
+    state: NodeState | None = None,
 ) -> _Draft:
     base = _total(contributions)
     multiplier, bonus = _phase(strategy, modifiers)
-    return _Draft(strategy, node_id, label, contributions, base, multiplier, bonus, base * multiplier + bonus)
+    final = base * multiplier + bonus
+    return _Draft(strategy, node_id, label, contributions, base, multiplier, bonus, final, _tie(state))
+
+
+def _tie(state: NodeState | None) -> tuple[str, int]:
+    return ("", 0) if state is None else (state.node_type, state.created_at_turn)
 
 
 def _total(contributions: Sequence[SignalContribution], start: float = 0.0) -> float:
@@ -359,7 +370,9 @@ def rank_joint(
                 base = _total(n_contribs, s_base)
                 found = scored[entry] = ((*s_contribs, *n_contribs), base, base * multiplier + bonus)
             contributions, base, final = found
-            drafts.append(_Draft(strategy, key, state.label, contributions, base, multiplier, bonus, final))
+            drafts.append(
+                _Draft(strategy, key, state.label, contributions, base, multiplier, bonus, final, _tie(state))
+            )
     return Ranking(_finalise(drafts))
 
 
@@ -403,7 +416,7 @@ def rank_two_stage(
             continue
         n_signals = detection.node_signals.get(key, {})
         contribs = _contributions(best.node_weights, n_signals, node_overrides(best.name, state, n_signals))
-        node_drafts.append(_draft(best, key, state.label, contribs, None))
+        node_drafts.append(_draft(best, key, state.label, contribs, None, state))
     stage2 = _finalise(node_drafts)
     chosen = stage2[0]
     head = ScoredCandidate(

@@ -199,6 +199,21 @@ def test_ties_break_by_yaml_order_then_node_id() -> None:
     ]
 
 
+@pytest.mark.parametrize("rank", [rank_joint, rank_two_stage])
+def test_nodes_sharing_a_label_tie_break_by_type_before_their_random_ids(rank: Any) -> None:
+    # "crashed" as a push and as a hiring criterion tied: the node id (a random UUID) decided, so
+    # two runs of one simulated interview asked different questions
+    strategies = [{"name": "dig", "signal_weights": {"graph.node.is_orphan.true": 1.0}}]
+    for ids in (("b-id", "a-id"), ("a-id", "b-id")):
+        tracker = NodeStateTracker()
+        tracker.register_node(ids[0], 1, label="crashed", node_type="push")
+        tracker.register_node(ids[1], 1, label="crashed", node_type="hiring_criterion")
+        nodes: dict[str, SignalMap] = {i: {"graph.node.is_orphan": True} for i in ids}
+        ranking = rank(_compile(strategies), DetectionResult({}, nodes), tracker, PhaseModifiers({}, {}), ())
+        # the hiring criterion's node first, whichever id it drew
+        assert ranking.candidates[0].node_id == ids[1], ids
+
+
 def test_without_nodes_required_strategies_rank_once_with_no_node() -> None:
     ranking = rank_joint(
         _compile(STRATEGIES), DetectionResult(dict(GLOBAL), {}), NodeStateTracker(), EARLY, ()
