@@ -99,6 +99,20 @@ _CLOSING = re.compile(
     re.IGNORECASE,
 )
 
+# What something makes the respondent feel, in the present, said after the answer's content ("I
+# work long night shifts on intensive care. Honestly, it makes me so happy."): a verdict on what was
+# just said, as "it was brilliant" is. Alone, it answers the question ("Why does that matter?" "It
+# makes me so happy."), so it is filler only once something else has been said; and what something
+# made them feel at the time ("As a result, it made me furious") is a journey's emotion, not a verdict.
+_FEELING_AFTER = re.compile(
+    rf"^{_LEAD}(?:it|that|this) (?:really |just |honestly |always )*makes me (?:feel )?"
+    r"(?:so |really |very |incredibly |absolutely |quite )*(?:happy|glad|sad|angry|cross|upset|furious)"
+    r"(?: honestly| really)?$",
+    re.IGNORECASE,
+)
+
+_LEAD_ONLY = re.compile(rf"^{_LEAD}$", re.IGNORECASE)
+
 # Labels that are meta talk whichever extractor produced them.
 _FILLER_LABEL = re.compile(
     r"\b(?:anything (?:deeper|else|more)|nothing (?:deeper|else|more)|any other way|all there (?:is|was) to it|"
@@ -132,9 +146,13 @@ def _closes_remark(segment: str) -> bool:
 def meta_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of the answer's filler/meta segments (sorted, non-overlapping)."""
     out: list[tuple[int, int]] = []
+    said = False  # whether a segment before this one said something (was no filler)
     for m in _SEGMENT.finditer(text):
         adjacent = bool(out) and not text[out[-1][1] : m.start()].strip(_SEPARATORS)
-        if not is_meta(m.group()) and not (adjacent and _closes_remark(m.group())):
+        segment = m.group()
+        verdict = said and _FEELING_AFTER.match(_bare(segment)) is not None
+        if not is_meta(segment) and not (adjacent and _closes_remark(segment)) and not verdict:
+            said = said or _LEAD_ONLY.match(_bare(segment) + " ") is None
             continue
         if adjacent:
             out[-1] = (out[-1][0], m.end())  # "I don't really know, to be honest": one remark

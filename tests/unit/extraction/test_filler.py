@@ -86,6 +86,38 @@ def test_a_remark_and_what_closes_it_are_one_span(text: str) -> None:
     assert meta_spans(text) == [(0, len(text) - 1)]
 
 
+@pytest.mark.parametrize("feeling", ["Honestly, it makes me so happy.", "It really makes me so angry!"])
+def test_what_it_makes_them_feel_after_the_content_is_a_verdict(feeling: str) -> None:
+    # "I work long night shifts on intensive care. Honestly, it makes me so happy." made a push
+    # "makes me so happy", and a learning after an incident's lesson
+    content = "I work long night shifts on intensive care. "
+    spans = meta_spans(content + feeling)
+    assert spans and spans[-1][1] == len(content + feeling) - 1, spans
+    assert content.strip() not in {(content + feeling)[a:b] for a, b in spans}
+    # alone, or after lead-ins only, it answers the question ("Why does that matter?")
+    alone = meta_spans(feeling)
+    assert not [(a, b) for a, b in alone if "makes me" in feeling[a:b]], alone
+
+
+def test_what_it_made_them_feel_at_the_time_stays_an_answer() -> None:
+    # a journey's emotion: "As a result, it made me furious." revealed the respondent's anger
+    text = "The substitutions were completely wrong. As a result, it made me furious."
+    assert not [(a, b) for a, b in meta_spans(text) if "furious" in text[a:b]], meta_spans(text)
+
+
+async def test_what_it_makes_them_feel_names_no_node_after_an_answer(
+    offline_engine: ExtractionEngine,
+) -> None:
+    result = await extract(
+        offline_engine,
+        "Like I said, I need to stay sharp for my patients. Honestly, it makes me so happy.",
+        "What were you really trying to get done when you chose the good thermos flask?",
+    )
+    labels = {c.label for c in result.concepts}
+    assert "need to stay sharp for my patients" in labels, labels
+    assert not [label for label in labels if "happy" in label], labels
+
+
 def test_an_assent_on_its_own_stays_an_answer() -> None:
     # "How did you feel?" "Fine." is an answer, and so is the same word after content.
     assert meta_spans("Fine.") == []
