@@ -111,6 +111,8 @@ _FEELING_AFTER = re.compile(
     re.IGNORECASE,
 )
 
+# A segment of lead-ins only ("Honestly", "Oh, well"): it says nothing, so what follows it is still
+# the first thing said (matched with a space appended, as each lead-in ends in one).
 _LEAD_ONLY = re.compile(rf"^{_LEAD}$", re.IGNORECASE)
 
 # Labels that are meta talk whichever extractor produced them.
