@@ -129,6 +129,11 @@ class MethodologyConfig(_Frozen):
         return next((e for e in self.ontology.edges if e.name == name), None)
 
     @property
+    def chain_breaking_edges(self) -> frozenset[str]:
+        """Names of the edge types a chain said back stops at (`joins_chain: false`)."""
+        return frozenset(e.name for e in self.ontology.edges if not e.joins_chain)
+
+    @property
     def level_count(self) -> int:
         """Number of distinct ontology levels (normalises `graph.max_depth`)."""
         return len({n.level for n in self.ontology.nodes})

@@ -198,7 +198,7 @@ def chain_edge_types(
     steps = set(itertools.pairwise(path))
     if not steps:
         return []
-    breaks = {e.name for e in methodology.ontology.edges if not e.joins_chain}
+    breaks = methodology.chain_breaking_edges
     chosen: dict[tuple[str, str], str] = {}
     for e in edges:
         key = (e.source_node_id, e.target_node_id)

@@ -203,7 +203,7 @@ def joined_run(
     edges = graph.longest_chain_edge_types
     if len(edges) != len(labels) - 1:
         return labels, types
-    breaks = {e.name for e in methodology.ontology.edges if not e.joins_chain}
+    breaks = methodology.chain_breaking_edges
     cuts = [0, *(i + 1 for i, kind in enumerate(edges) if kind in breaks), len(labels)]
     runs = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
     wanted = focus.strip().lower()
@@ -215,7 +215,12 @@ def joined_run(
 def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig, focus: str = "") -> list[str]:
     """The longest chain's labels to say back (the run of it `joined_run` keeps): a sequence's
     every step, else its ladder."""
-    labels, types = joined_run(graph, methodology, focus)
+    return run_to_say(*joined_run(graph, methodology, focus), methodology)
+
+
+def run_to_say(labels: Sequence[str], types: Sequence[str], methodology: MethodologyConfig) -> list[str]:
+    """A run of the chain's labels (with their node types) as said back: a sequence's every step,
+    else its ladder."""
     if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
         # the steps, not who took part in them ("first ward nurse, then going through …") nor where
         # they happened; without the types (as in `ladder`) the labels are taken as they are
@@ -405,14 +410,14 @@ class FollowUpComposer:
             values["summary"] = summary
         method_cfg = self._methodology
         graph = req.graph_summary
+        run, run_types = joined_run(graph, method_cfg, focus)
         chain_labels = say_labels(
-            chain_to_say(graph, method_cfg, focus), method_cfg, self._spoken, chain_types(graph)
+            run_to_say(run, run_types, method_cfg), method_cfg, self._spoken, chain_types(graph)
         )
         chain = render_chain(chain_labels, self._methodology.name)
         # said back about the focus ("About {focus}, from what you've told me: {chain}") only when the
         # chain holds it: the graph's longest chain is often another one ("About the café, …: fitting
         # on your tiny kitchen counter leads to …" said back the capsule machine's)
-        run, _ = joined_run(graph, method_cfg, focus)
         focused = focus.lower() in {clean_label(x).lower() for x in run}
         if chain and (not focus or focused):
             values["chain"] = chain

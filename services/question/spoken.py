@@ -51,9 +51,7 @@ class SpokenLabels(ClauseReader):
             # "on a quiet Tuesday morning" -> "that quiet Tuesday morning": a time, not the state
             # "being on a quiet Tuesday morning"
             return _join(["that", *words[2:]], names), False
-        named = 0
-        while named < len(written) and written[named] in names.values():
-            named += 1
+        named = _named_words(written, names)
         changed = self._as_noun_phrase(words, named=named, thing=thing)
         if changed is None:
             return _join(words, names), False
@@ -86,7 +84,7 @@ class SpokenLabels(ClauseReader):
             return _join(self._in_past(words, be), names)
         if written[0] in names.values():
             # "Dad waited five hours for transport": the name is the subject ("while Dad waited …")
-            named = next((i for i, w in enumerate(written) if w not in names.values()), len(written))
+            named = _named_words(written, names)
             if self._named_subject(words, named) is None:
                 return None
             return _join(self._in_past(words, named), names)
@@ -380,6 +378,14 @@ def _felt(words: list[str]) -> list[str] | None:
     if not words or words[-1] not in en.FELT or any(w not in en.DEGREE_WORDS for w in words[:-1]):
         return None
     return [*words[:-1], en.FELT[words[-1]]]
+
+
+def _named_words(written: list[str], names: Mapping[str, str]) -> int:
+    """How many of the label's first words (as written) are a name ("Dad", "Book Club")."""
+    count = 0
+    while count < len(written) and written[count] in names.values():
+        count += 1
+    return count
 
 
 def _a_state_before_purpose(words: list[str]) -> bool:
