@@ -69,6 +69,9 @@ class Candidate:
     lemmas: frozenset[str] = field(default_factory=frozenset)
     # whether the type is the interviewer's question's, put over the candidate's own
     asked: bool = False
+    # whether an existing node was said in these very words (`remention.kept_types`), whatever the
+    # source that found it
+    said_before: bool = False
 
 
 # Stop words that make an ignored noun an item: "their own series", "the same shows everywhere",

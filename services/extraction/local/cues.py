@@ -145,7 +145,7 @@ class LexiconFile(BaseModel):
     question_type_siblings: dict[str, list[str]] = Field(default_factory=dict)
     # node type -> the type of the other side of a contrast ("whereas …"): emergent → implicit pole
     contrast_types: dict[str, str] = Field(default_factory=dict)
-    # an occasion's story told from its setting (critical incidents; see `rules.opening_setting`)
+    # an occasion's story told from its setting (critical incidents; see `occasions.opening_setting`)
     opening: OpeningStory | None = None
     # node type of what follows the verb when two or more vocabulary/noun items are its subject
     pair_subject_type: str | None = None

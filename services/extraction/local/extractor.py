@@ -33,11 +33,18 @@ from services.extraction.local.framing import (
 )
 from services.extraction.local.labels import shape_label
 from services.extraction.local.linking import EdgeChooser, Endpoint, LinkedEdge, find_anchor, told_last
-from services.extraction.local.remention import AGAIN, kept_types, named_again, rementions, restated_anchor
+from services.extraction.local.occasions import opening_setting, other_occasion
+from services.extraction.local.remention import (
+    AGAIN,
+    kept_types,
+    named_again,
+    rementions,
+    restated_anchor,
+    shortened_anchor,
+)
 from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
-    opening_setting,
     pair_subjects,
     placements,
     properties,
@@ -45,7 +52,7 @@ from services.extraction.local.rules import (
     sequence_events,
 )
 from services.extraction.local.segment import clauses
-from services.extraction.models import ExtractionRequest, Speaker
+from services.extraction.models import ExistingNode, ExtractionRequest, Speaker
 from services.extraction.preprocess import Analysis, Preprocessor
 from shared.methodology_models import MethodologyConfig
 
@@ -110,6 +117,9 @@ class LocalExtractor:
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
         restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP, meta)
+        participants = chooser.participants | lex.noun_participants
+        shortened_anchor(cands, anchor_node, participants, self.pre.pipeline.lemmas, _STOP)
+        other_occasion(cands, relations, lex)
         cands += sequence_events(doc, parts, cands, relations, lex)
         explained_by_reasons(doc, parts, cands, relations, lex, chooser)
         cands += infer_bare_sides(doc, parts, cands, relations, lex, chooser, anchor)
@@ -123,18 +133,27 @@ class LocalExtractor:
         follows = None
         opening = opening_event(doc, cands, lex) if anchor is None else None
         if opening is not None:
-            told = told_last(
-                request.recent_turns,
-                request.existing_nodes,
-                lex.spec.sequence_types,
-                self.pre.pipeline.lemmas,
-                _STOP,
-            )
+            told = self._went_on_from(request, lex, chooser, opening)
             follows = (Endpoint(told.label, told.node_type), opening) if told is not None else None
         edges += link_candidates(
             doc, parts, cands, relations, lex, chooser, anchor, request.question, edges, follows
         )
         return self._raw(doc, cands, edges, request)
+
+    def _went_on_from(
+        self, request: ExtractionRequest, lex: CueLexicon, chooser: EdgeChooser, opening: Candidate
+    ) -> ExistingNode | None:
+        """What an answer opening with "Then …" goes on from: the last event the previous answer
+        told, else the setting it told that the sequence may start from ("I work from home alone
+        all day." "After that, I got a barista course as a birthday present.")."""
+        settings = chooser.sources(lex.spec.edges.sequence, opening.node_type)
+        for types in (lex.spec.sequence_types, settings):
+            told = told_last(
+                request.recent_turns, request.existing_nodes, types, self.pre.pipeline.lemmas, _STOP
+            )
+            if told is not None:
+                return told
+        return None
 
     # ---------------------------------------------------------------- candidates
 

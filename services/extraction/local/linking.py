@@ -60,6 +60,12 @@ class EdgeChooser:
         """Whether the ontology allows `edge_type` from `source_type` to `target_type`."""
         return (source_type, target_type) in self._permitted.get(edge_type, set())
 
+    def sources(self, edge_types: Collection[str], target_type: str) -> frozenset[str]:
+        """The node types an edge of `edge_types` may run from into `target_type`."""
+        return frozenset(
+            a for edge in edge_types for a, b in self._permitted.get(edge, set()) if b == target_type
+        )
+
     def choose(
         self,
         cause: Endpoint,

@@ -11,7 +11,7 @@ the station") stands where it was named again too (`named_again`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from spacy.matcher import PhraseMatcher
@@ -142,6 +142,36 @@ def restated_anchor(
                 first.source = "existing"
 
 
+def shortened_anchor(
+    cands: list[Candidate],
+    anchor: ExistingNode | None,
+    participants: Collection[str],
+    lemmatize: Callable[[str], list[str]],
+    stop: frozenset[str],
+) -> None:
+    """An item told in part of the words of the node the question asked about is that node.
+
+    Asked "Who was involved while waiting six hours for the discharge letter?", the respondent
+    answers "I sat in my coat until four waiting for the letter, so I chased the nurses": "waiting
+    for the letter" restates the wait, and as an item of its own it took the link to the chasing
+    away from the node the question was about. At least two content words, all of them the
+    node's: fewer ("the letter") may name a part of it, and a word of its own ("waiting for the
+    taxi") something else. Someone taking part, named by a noun phrase of a `participants` type,
+    is not the node: "the discharge nurse" in an answer about "discharge nurse phoned me" is who
+    phoned."""
+    if anchor is None:
+        return
+    words = _content_lemmas(anchor.label, lemmatize, stop)
+    for cand in cands:
+        if cand.source == "existing" or cand.label == anchor.label:
+            continue
+        if cand.from_noun and cand.node_type in participants and cand.node_type != anchor.node_type:
+            continue
+        own = _content_lemmas(cand.label, lemmatize, stop)
+        if len(own) >= 2 and own <= words:
+            cand.label, cand.node_type, cand.source = anchor.label, anchor.node_type, "existing"
+
+
 def kept_types(
     cands: list[Candidate],
     existing: Sequence[ExistingNode],
@@ -149,7 +179,8 @@ def kept_types(
     lemmatize: Callable[[str], list[str]],
     stop: frozenset[str],
 ) -> None:
-    """An item said again in the very words of an existing node keeps that node's type and label.
+    """An item said again in the very words of an existing node keeps that node's type and label,
+    and is marked as said before (rules that type a new item leave it alone).
 
     A cue may type the repeated words otherwise than their own turn did ("nobody checked on him in
     the discharge lounge", an action when it was told, reads as an incident when it opens the next
@@ -170,7 +201,10 @@ def kept_types(
         if cand.source == "existing":
             continue
         said = by_words.get(_content_lemmas(cand.label, lemmatize, stop))
-        if said is not None and said.node_type != cand.node_type:
+        if said is None:
+            continue
+        cand.said_before = True
+        if said.node_type != cand.node_type:
             cand.node_type = said.node_type
             cand.label = said.label
             cand.source = "existing"

@@ -374,47 +374,6 @@ def contrasts(
     return out
 
 
-def opening_setting(
-    doc: Doc,
-    parts: list[Clause],
-    cands: list[Candidate],
-    relations: list[DiscourseRelation],
-    lex: CueLexicon,
-    question: str,
-) -> None:
-    """Apply `opening`: an occasion's story opens with its setting.
-
-    Asked for an occasion, people say where things stood, then what it brought about: "Dad was being
-    discharged after his heart failure got worse, which meant a nurse rang me to plan the
-    discharge". The connective made the first item an incident (the rung below the doing after
-    it), or a cue an outcome ("I was back on the ward"), and the doing an action: the setting and
-    the incident each one step off. Only the answer's first result, from an item told as a state
-    (a form of "be" in its clause: "the junior doctor rushed through my medication, and because of
-    that …" is the incident itself), and never an item said before."""
-    spec = lex.spec.opening
-    if spec is None or not any(p in question.lower() for p in spec.questions):
-        return
-    rel = next((r for r in relations if r.relation is RelationKind.RESULT and r.left is not None), None)
-    if rel is None or rel.left is None:
-        return
-    first = next(iter(doc.sents), None)
-    if first is None or rel.left.start >= first.end_char:
-        return
-    left = [c for c in in_span(cands, rel.left) if not c.from_noun]
-    right = sorted((c for c in in_span(cands, rel.right) if not c.from_noun), key=lambda c: c.char_start)
-    if len(left) != 1 or not right or "existing" in (left[0].source, right[0].source):
-        return
-    setting, event = left[0], right[0]
-    if setting.node_type != spec.setting:
-        clause = next((c for c in parts if c.index == setting.clause), None)
-        stated = clause is not None and any(doc[i].lemma_ == "be" for i in range(clause.start, clause.end))
-        if setting.node_type not in spec.from_types or not stated:
-            return
-        setting.node_type = spec.setting
-    if event.node_type in spec.retyped:
-        event.node_type = spec.event
-
-
 def clause_candidate(
     doc: Doc,
     clause: Clause,

@@ -359,6 +359,70 @@ async def test_a_new_item_after_like_i_said_stays_new(offline_engine: Extraction
     )
 
 
+_WHO_WAS_INVOLVED = (
+    "Who was involved while waiting six hours for the discharge letter, and what were their roles?"
+)
+_WAIT = (
+    ("waited six hours for the discharge letter", "incident"),
+    ("was told at the morning ward round", "situation"),
+)
+
+
+async def test_part_of_the_words_asked_about_is_the_node_asked_about(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "waiting for the letter" restates the wait the question named: as a node of its own it took
+    # the link to the chasing, and the chain through the wait broke
+    wait = "waited six hours for the discharge letter"
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "I sat in my coat until four waiting for the letter, so I chased the nurses again and again.",
+        question=_WHO_WAS_INVOLVED,
+        existing=_WAIT,
+    )
+    assert "waiting for the letter" not in _types(result), _types(result)
+    assert (wait, "leads_to", "chased the nurses") in _edges(result), _edges(result)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # a word of its own: another wait
+        "I sat there waiting for the taxi, so I chased the nurses again and again.",
+        # one word of the node: a part of it, not the node
+        "The letter never came, so I chased the nurses again and again.",
+    ],
+)
+async def test_an_item_with_words_of_its_own_is_not_the_node_asked_about(
+    offline_engine: ExtractionEngine, answer: str
+) -> None:
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        answer,
+        question=_WHO_WAS_INVOLVED,
+        existing=_WAIT,
+    )
+    assert not any(s == "waited six hours for the discharge letter" for s, _, _ in _edges(result)), _edges(
+        result
+    )
+
+
+async def test_someone_named_in_the_words_asked_about_stays_who_they_are(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "the discharge nurse" has two words, both of "discharge nurse phoned me": the nurse who phoned
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        "The discharge nurse was really kind, so she talked me through the fluid limits.",
+        question="What happened after the discharge nurse phoned you?",
+        existing=(("discharge nurse phoned me", "incident"), ("discharge nurse", "actor")),
+    )
+    assert _types(result).get("discharge nurse") == "actor", _types(result)
+
+
 _COMMUTE = (("noise cancelling", "attribute"), ("concentrate during my commute", "functional_consequence"))
 
 
@@ -735,6 +799,57 @@ async def test_a_visit_set_against_a_wait(offline_engine: ExtractionEngine) -> N
     assert (visit, "contrasts_with", "waited six hours for the discharge letter") in _edges(result)
 
 
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "It was very different from the time when",
+        "That was so different to the time",
+        "The opposite was when",
+    ],
+)
+async def test_the_other_occasion_is_an_incident_though_told_as_a_doing(
+    offline_engine: ExtractionEngine, frame: str
+) -> None:
+    # "the ward nurse went through all my tablets" reads like a nurse's doing: typed an action, it
+    # became a second node when the next answer told it as an incident, and the chain split there
+    result = await _extract(
+        offline_engine,
+        "critical_incident",
+        f"The junior doctor rushed through my new medication in two minutes. {frame} the ward nurse went "
+        "through all my tablets with me.",
+        question="What happened?",
+        existing=(("rushed through my new medication", "incident"),),
+    )
+    walk = "ward nurse went through all my tablets"
+    assert _types(result).get(walk) == "incident", _types(result)
+    assert ("rushed through my new medication", "contrasts_with", walk) in _edges(result), _edges(result)
+
+
+async def test_a_doing_set_against_a_wish_or_said_before_keeps_its_type(
+    offline_engine: ExtractionEngine,
+) -> None:
+    walk = "ward nurse went through all my tablets"
+    # "the opposite would be" names no occasion
+    wished = await _extract(
+        offline_engine,
+        "critical_incident",
+        "The junior doctor rushed through my new medication. The opposite would be the ward nurse went "
+        "through all my tablets with me.",
+        question="What happened?",
+    )
+    assert _types(wished).get(walk) == "action", _types(wished)
+    # the same words told before as an action stay that node
+    told = await _extract(
+        offline_engine,
+        "critical_incident",
+        f"The junior doctor rushed through my new medication. It was very different from the time when "
+        f"the {walk}.",
+        question="What happened?",
+        existing=((walk, "action"),),
+    )
+    assert _types(told).get(walk) == "action", _types(told)
+
+
 _OCCASION = "Think of one particular occasion with hospital discharge that stood out: what happened?"
 
 
@@ -764,6 +879,25 @@ async def test_an_occasion_opens_with_its_setting(
     types = _types(result)
     assert types.get(setting) == "situation" and types.get(incident) == "incident", types
     assert (setting, "leads_to", incident) in _edges(result), _edges(result)
+
+
+async def test_an_event_said_before_keeps_its_type_after_a_new_setting(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # "the ward nurse went through all my tablets" was told as an action in an earlier turn: the
+    # setting is still a setting, but retyping the event made a second node of the same words
+    walk = "ward nurse went through all my tablets"
+    answer = f"My second discharge was on a quiet Tuesday morning, which meant the {walk} with me."
+    question = (
+        "Besides the times you've described, what is another moment with hospital discharge you remember?"
+    )
+    result = await _extract(
+        offline_engine, "critical_incident", answer, question=question, existing=((walk, "action"),)
+    )
+    types = _types(result)
+    assert types.get("on a quiet Tuesday morning") == "situation" and types.get(walk) == "action", types
+    new = _types(await _extract(offline_engine, "critical_incident", answer, question=question))
+    assert new.get(walk) == "incident", new
 
 
 @pytest.mark.parametrize(

@@ -66,3 +66,34 @@ def test_the_event_told_last_is_the_one_whose_words_come_last(pipeline: NlpPipel
     assert told_last(_recent(_PREVIOUS), _EXISTING, {"solution"}, pipeline.lemmas, _STOP) == _EXISTING[2]
     asked = (ConversationTurn(speaker=Speaker.INTERVIEWER, text=_PREVIOUS),)
     assert told_last(asked, _EXISTING, types, pipeline.lemmas, _STOP) is None
+
+
+_SETTING = (ExistingNode(label="work from home alone all day", node_type="situation"),)
+
+
+async def test_then_goes_on_from_the_setting_when_no_event_was_told(offline_engine: ExtractionEngine) -> None:
+    # "I work from home alone all day." "After that, I got a barista course …": the switch's timeline
+    # starts from the situation, and the course was left unlinked
+    result = await extract(
+        offline_engine,
+        "After that, I got a barista course as a birthday present.",
+        existing=_SETTING,
+        recent=_recent("I work from home alone all day."),
+    )
+    assert (
+        "work from home alone all day",
+        "precedes",
+        "got a barista course as a birthday present",
+    ) in _edges(result), _edges(result)
+
+
+async def test_an_event_told_beats_the_setting_told_after_it(offline_engine: ExtractionEngine) -> None:
+    previous = "I compared three capsule machines online, since I work from home alone all day."
+    result = await extract(
+        offline_engine,
+        "Then I bought the machine that Saturday.",
+        existing=_EXISTING + _SETTING,
+        recent=_recent(previous),
+    )
+    sources = {s for s, _, t in _edges(result) if t == "bought the machine that Saturday"}
+    assert sources == {"compared three capsule machines online"}, _edges(result)
