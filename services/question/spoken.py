@@ -51,6 +51,15 @@ class SpokenLabels(ClauseReader):
             # "on a quiet Tuesday morning" -> "that quiet Tuesday morning": a time, not the state
             # "being on a quiet Tuesday morning"
             return _join(["that", *words[2:]], names), False
+        if (
+            len(words) > 1
+            and words[-1] in en.TIME_HEADS
+            and words[0] in self._forms.adjectives
+            and all(w in self._forms.adjectives or w in en.TIME_HEADS for w in words[1:-1])
+        ):
+            # "calm Tuesday" -> "that calm Tuesday": a day told as a setting ("what was the situation
+            # around calm Tuesday?"); "Friday afternoon" reads as it is
+            return _join(["that", *words], names), False
         named = _named_words(written, names)
         changed = self._as_noun_phrase(words, named=named, thing=thing)
         if changed is None:

@@ -19,7 +19,7 @@ from services.extraction.local.extent import (
 )
 from services.extraction.local.labels import shape_label
 from services.extraction.local.labelwords import PERSON_PRONOUNS, POSSESSIVES
-from services.extraction.local.segment import Clause, strip_frames
+from services.extraction.local.segment import Clause, narrated_time, strip_frames
 from services.extraction.local.stance import denies_friction, stance_of
 
 _MODE_CONFIDENCE = {
@@ -135,6 +135,8 @@ class CandidateFinder:
         for m in inside:
             if _negated_alternative(doc, m.start):
                 continue  # "calm instead of stressed": the rejected alternative is not an item
+            if doc[m.end - 1].lower_ == "time" and narrated_time(doc, m.end):
+                continue  # "the next time I went home": when it happened, not a lesson
             if m.cue.mode is CueMode.NOUNS and _inside_idiom(doc, m, inside):
                 continue  # "feel in control of my day": no product control is meant
             nominal = m.cue.mode in (CueMode.NOUNS, CueMode.PHRASE)

@@ -60,6 +60,7 @@ def clauses(doc: Doc, markers: list[Span]) -> list[Clause]:
         ):
             # "he was so exhausted | he fell that night": the result is a clause of its own
             cut_before.add(nxt.i)
+    cut_before.update(_after_time_clauses(doc))
     bounds = sorted(cut_before | {len(doc)})
     out: list[Clause] = []
     for a, b in pairwise(bounds):
@@ -105,6 +106,57 @@ def _after_hedge(doc: Doc, start: int, end: int) -> int:
     rest = doc[first:end]
     pronoun = doc[first].lower_ in _PERSONS and _verb_follows(doc, first) and first + 1 < end
     return first if pronoun or noun_subject_opens(list(rest)) else start
+
+
+# Words that open a clause saying when ("when I went home", "the next time I went in").
+_WHEN = frozenset({"when", "whenever", "once", "after", "before"})
+_ORDINAL_TIMES = frozenset({"next", "first", "last", "second", "third", "other", "one", "every"})
+# Words after which a subject opens a complement, not the main clause ("when I realised that | it …").
+_COMPLEMENTISERS = frozenset({"that", "what", "how", "if", "whether", "why", "where"})
+
+
+def _time_opener_end(doc: Doc, i: int) -> int | None:
+    """The end of a time opener starting at token `i` ("when", "the next time", "every time")."""
+    if doc[i].lower_ in _WHEN:
+        return i + 1
+    j = i + 1 if doc[i].lower_ == "the" else i
+    if j + 1 < len(doc) and doc[j].lower_ in _ORDINAL_TIMES and doc[j + 1].lower_ == "time":
+        return j + 2
+    return None
+
+
+def _after_time_clauses(doc: Doc) -> set[int]:
+    """Where the main clause starts after a time clause told without a comma: "The next time I went
+    home | it was a calm Tuesday", "When I got home | I felt relieved". Read as one clause, the time
+    became part of the item ("went home it was a calm Tuesday")."""
+    cuts: set[int] = set()
+    for tok in doc:
+        starts_clause = tok.is_sent_start or (tok.i > 0 and doc[tok.i - 1].text == ",")
+        end = _time_opener_end(doc, tok.i) if starts_clause else None
+        if end is None or end >= len(doc) or doc[end].lower_ not in SUBJECTS or not _verb_follows(doc, end):
+            continue
+        k = end + 2
+        while k < len(doc) and not doc[k].is_punct and not doc[k].is_sent_start:
+            if (
+                doc[k].lower_ in SUBJECTS
+                and doc[k - 1].lower_ not in _COMPLEMENTISERS
+                and _verb_follows(doc, k)
+            ):
+                cuts.add(k)
+                break
+            k += 1
+    return cuts
+
+
+def narrated_time(doc: Doc, end: int) -> bool:
+    """Whether the words up to `end` ("next time") open a time clause of a story told in the past:
+    "the next time I went home" says when, where "next time I would ask" draws a lesson."""
+    if end + 1 >= len(doc) or doc[end].lower_ not in SUBJECTS:
+        return False
+    verb = doc[end + 1]
+    return (
+        verb.pos_ == "VERB" and verb.lemma_.lower() != verb.lower_ and not verb.lower_.endswith(("ing", "s"))
+    )
 
 
 # Subjects that stand for a person ("so tired | I fell asleep").

@@ -210,6 +210,27 @@ def test_a_time_is_said_as_that_time_not_a_state(
 
 
 @pytest.mark.parametrize(
+    ("label", "said"),
+    [("calm Tuesday", "that calm Tuesday"), ("quiet Tuesday morning", "that quiet Tuesday morning")],
+)
+def test_a_day_told_as_a_setting_is_that_day(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, said: str
+) -> None:
+    # "What was the situation around calm Tuesday?", "During calm Tuesday, what was actually said?"
+    assert spoken.say(label) == (said, False)
+    asked: set[str] = set()
+    for strategy in ("set_scene", "trace_actions"):
+        focus = FocusNode(node_id="t", label=label, node_type="situation")
+        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    assert asked and all(said in q for q in asked), asked
+
+
+@pytest.mark.parametrize("label", ["Friday afternoon", "weekend", "good sleep"])
+def test_a_day_by_its_name_or_a_bare_noun_is_said_as_it_is(spoken: SpokenLabels, label: str) -> None:
+    assert spoken.say(label) == (label, False)
+
+
+@pytest.mark.parametrize(
     ("label", "asked_why"),
     [
         ("nobody gave me a written list", "Why do you think nobody gave you a written list?"),
