@@ -135,7 +135,7 @@ class CandidateFinder:
         for m in inside:
             if _negated_alternative(doc, m.start):
                 continue  # "calm instead of stressed": the rejected alternative is not an item
-            if doc[m.end - 1].lower_ == "time" and narrated_time(doc, m.end):
+            if narrated_time(doc, m.start, m.end):
                 continue  # "the next time I went home": when it happened, not a lesson
             if m.cue.mode is CueMode.NOUNS and _inside_idiom(doc, m, inside):
                 continue  # "feel in control of my day": no product control is meant

@@ -148,15 +148,23 @@ def _after_time_clauses(doc: Doc) -> set[int]:
     return cuts
 
 
-def narrated_time(doc: Doc, end: int) -> bool:
-    """Whether the words up to `end` ("next time") open a time clause of a story told in the past:
-    "the next time I went home" says when, where "next time I would ask" draws a lesson."""
+def narrated_time(doc: Doc, start: int, end: int) -> bool:
+    """Whether the words `start`-`end` ("next time") open a time clause of a story told in the
+    past: "the next time I went home" says when, where "next time I would ask" draws a lesson.
+    Only "next time": "the first time I went home" is a setting however it is told."""
+    if [t.lower_ for t in doc[start:end]][-2:] != ["next", "time"]:
+        return False
     if end + 1 >= len(doc) or doc[end].lower_ not in SUBJECTS:
         return False
-    verb = doc[end + 1]
-    return (
-        verb.pos_ == "VERB" and verb.lemma_.lower() != verb.lower_ and not verb.lower_.endswith(("ing", "s"))
-    )
+    verb, lemma = doc[end + 1].lower_, doc[end + 1].lemma_.lower()
+    if verb in _PAST_AUX:
+        return True
+    present = verb in {lemma, lemma + "s", lemma + "es"} or verb.endswith("ing")
+    return doc[end + 1].pos_ == "VERB" and not present
+
+
+# Past forms of "be", "have" and "do": "the next time I was in", "the first time we had a visit".
+_PAST_AUX = frozenset({"was", "were", "had", "did"})
 
 
 # Subjects that stand for a person ("so tired | I fell asleep").

@@ -67,11 +67,23 @@ async def test_the_setting_after_the_next_time_is_the_setting_alone(offline_engi
         assert not any(t == "learning" or "went home" in label for t, label in found), found
 
 
+async def test_the_next_time_i_was_discharged_is_a_time_too(offline_engine: ExtractionEngine) -> None:
+    result = await extract(
+        offline_engine,
+        "The next time I was discharged, the ward nurse went through all my tablets with me.",
+        _ANOTHER,
+        methodology="critical_incident",
+        concept=_DISCHARGE,
+    )
+    assert not any(t == "learning" for t, _ in nodes(result)), nodes(result)
+
+
 @pytest.mark.parametrize(
     "answer",
     [
         "Next time I would ask for the list in writing.",
         "The next time I go in I will ask for the list in writing.",
+        "Next time he goes in he should ask for the list in writing.",
     ],
 )
 async def test_next_time_of_what_is_still_to_come_is_a_lesson(
@@ -85,3 +97,15 @@ async def test_next_time_of_what_is_still_to_come_is_a_lesson(
         concept=_DISCHARGE,
     )
     assert ("learning", "ask for the list in writing") in nodes(result), nodes(result)
+
+
+async def test_the_first_time_told_in_the_past_is_still_a_setting(offline_engine: ExtractionEngine) -> None:
+    # only "next time" may be a lesson; "the first time I went home" is where a story starts
+    result = await extract(
+        offline_engine,
+        "The first time I went home, the ward nurse went through all my tablets with me.",
+        _ANOTHER,
+        methodology="critical_incident",
+        concept=_DISCHARGE,
+    )
+    assert any(t == "situation" and "went home" in label for t, label in nodes(result)), nodes(result)
