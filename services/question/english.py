@@ -445,6 +445,8 @@ NO_OBJECT_AFTER = frozenset(
         "when",
     }
 )
+# Words before "time" that name one occasion of several ("the first time you went home").
+ORDINAL_TIMES = frozenset({"first", "second", "third", "last", "next"})
 # Words that end a phrase naming a time ("on a Friday afternoon", "on a quiet Tuesday morning").
 TIME_HEADS = frozenset(
     {

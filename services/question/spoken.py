@@ -51,6 +51,9 @@ class SpokenLabels(ClauseReader):
             # "on a quiet Tuesday morning" -> "that quiet Tuesday morning": a time, not the state
             # "being on a quiet Tuesday morning"
             return _join(["that", *words[2:]], names), False
+        if len(words) > 2 and words[0] in en.ORDINAL_TIMES and words[1] == "time":
+            # "first time I went home" -> "the first time you went home"
+            return _join(["the", *words], names), False
         if (
             len(words) > 1
             and words[-1] in en.TIME_HEADS

@@ -223,6 +223,8 @@ def _keep_lead(doc: Doc, idx: list[int]) -> bool:
         return doc[idx[1]].lower_ == "own"  # "their own series": without "their", "own" dangles
     if first in PERSON_PRONOUNS and len(idx) > 2 and doc[idx[1]].pos_ == "VERB":
         return True  # "she watched me use the inhaler": someone else's doing keeps its doer
+    if first == "first" and len(idx) > 2 and doc[idx[1]].lower_ == "time":
+        return True  # "(the) first time I went home": without "first", "time I went home"
     if first == "being" and len(idx) == 2 and doc[idx[1]].pos_ == "ADJ":
         return True  # "being independent" is a way to be; "independent" alone is said as a thing
     if first == "being" and len(idx) == 3 and doc[idx[1]].pos_ == "ADV" and doc[idx[2]].pos_ == "ADJ":

@@ -109,3 +109,15 @@ async def test_the_first_time_told_in_the_past_is_still_a_setting(offline_engine
         concept=_DISCHARGE,
     )
     assert any(t == "situation" and "went home" in label for t, label in nodes(result)), nodes(result)
+
+
+async def test_the_first_time_keeps_its_first(offline_engine: ExtractionEngine) -> None:
+    # "first" was dropped as a sequence opener: "time I went home", said back as "timing you went home"
+    result = await extract(
+        offline_engine,
+        "The first time I went home, the ward nurse went through all my tablets with me.",
+        _ANOTHER,
+        methodology="critical_incident",
+        concept=_DISCHARGE,
+    )
+    assert ("situation", "first time I went home") in nodes(result), nodes(result)

@@ -225,6 +225,16 @@ def test_a_day_told_as_a_setting_is_that_day(
     assert asked and all(said in q for q in asked), asked
 
 
+def test_the_first_time_is_said_with_its_article(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels
+) -> None:
+    # "time I went home" was said as "timing you went home"; "first time …" lacked its article
+    assert spoken.say("first time I went home") == ("the first time you went home", False)
+    focus = FocusNode(node_id="t", label="first time I went home", node_type="situation")
+    asked = asked_over_turns(methodologies, spoken, "critical_incident", "set_scene", focus, range(3, 30))
+    assert asked and all("the first time you went home" in q for q in asked), asked
+
+
 @pytest.mark.parametrize("label", ["Friday afternoon", "weekend", "good sleep"])
 def test_a_day_by_its_name_or_a_bare_noun_is_said_as_it_is(spoken: SpokenLabels, label: str) -> None:
     assert spoken.say(label) == (label, False)
