@@ -15,6 +15,14 @@ _DISCHARGE = ConceptBrief(id="hospital_discharge_cit", name="Hospital discharge"
 _ANOTHER = "Is there another occasion involving hospital discharge that went notably well or badly?"
 
 
+async def _incident_nodes(
+    engine: ExtractionEngine, answer: str, question: str = _ANOTHER
+) -> set[tuple[str, str]]:
+    """(type, label) of the items of `answer` to `question` in a critical-incident interview."""
+    result = await extract(engine, answer, question, methodology="critical_incident", concept=_DISCHARGE)
+    return nodes(result)
+
+
 def _clause_texts(pipeline: NlpPipeline, text: str) -> list[str]:
     doc = pipeline.parse(text)
     return [doc[c.start : c.end].text for c in clauses(doc, [])]
@@ -59,23 +67,16 @@ async def test_the_setting_after_the_next_time_is_the_setting_alone(offline_engi
         "The next time I went home, it was a calm Tuesday, which meant the ward nurse went through all my "
         "tablets with me.",
     ):
-        result = await extract(
-            offline_engine, answer, _ANOTHER, methodology="critical_incident", concept=_DISCHARGE
-        )
-        found = nodes(result)
+        found = await _incident_nodes(offline_engine, answer)
         assert ("situation", "calm Tuesday") in found, found
         assert not any(t == "learning" or "went home" in label for t, label in found), found
 
 
 async def test_the_next_time_i_was_discharged_is_a_time_too(offline_engine: ExtractionEngine) -> None:
-    result = await extract(
-        offline_engine,
-        "The next time I was discharged, the ward nurse went through all my tablets with me.",
-        _ANOTHER,
-        methodology="critical_incident",
-        concept=_DISCHARGE,
+    found = await _incident_nodes(
+        offline_engine, "The next time I was discharged, the ward nurse went through all my tablets with me."
     )
-    assert not any(t == "learning" for t, _ in nodes(result)), nodes(result)
+    assert not any(t == "learning" for t, _ in found), found
 
 
 @pytest.mark.parametrize(
@@ -89,35 +90,16 @@ async def test_the_next_time_i_was_discharged_is_a_time_too(offline_engine: Extr
 async def test_next_time_of_what_is_still_to_come_is_a_lesson(
     offline_engine: ExtractionEngine, answer: str
 ) -> None:
-    result = await extract(
-        offline_engine,
-        answer,
-        "What would you do differently?",
-        methodology="critical_incident",
-        concept=_DISCHARGE,
+    found = await _incident_nodes(offline_engine, answer, "What would you do differently?")
+    assert ("learning", "ask for the list in writing") in found, found
+
+
+async def test_the_first_time_told_in_the_past_is_a_setting_with_its_first(
+    offline_engine: ExtractionEngine,
+) -> None:
+    # only "next time" may be a lesson: "the first time I went home" is where a story starts; and
+    # "first" was dropped as a sequence opener ("time I went home", said back as "timing you went home")
+    found = await _incident_nodes(
+        offline_engine, "The first time I went home, the ward nurse went through all my tablets with me."
     )
-    assert ("learning", "ask for the list in writing") in nodes(result), nodes(result)
-
-
-async def test_the_first_time_told_in_the_past_is_still_a_setting(offline_engine: ExtractionEngine) -> None:
-    # only "next time" may be a lesson; "the first time I went home" is where a story starts
-    result = await extract(
-        offline_engine,
-        "The first time I went home, the ward nurse went through all my tablets with me.",
-        _ANOTHER,
-        methodology="critical_incident",
-        concept=_DISCHARGE,
-    )
-    assert any(t == "situation" and "went home" in label for t, label in nodes(result)), nodes(result)
-
-
-async def test_the_first_time_keeps_its_first(offline_engine: ExtractionEngine) -> None:
-    # "first" was dropped as a sequence opener: "time I went home", said back as "timing you went home"
-    result = await extract(
-        offline_engine,
-        "The first time I went home, the ward nurse went through all my tablets with me.",
-        _ANOTHER,
-        methodology="critical_incident",
-        concept=_DISCHARGE,
-    )
-    assert ("situation", "first time I went home") in nodes(result), nodes(result)
+    assert ("situation", "first time I went home") in found, found
