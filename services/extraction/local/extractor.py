@@ -46,6 +46,7 @@ from services.extraction.local.rules import (
     contrasts,
     infer_bare_sides,
     pair_subjects,
+    participant_types,
     placements,
     properties,
     question_typed,
@@ -117,7 +118,7 @@ class LocalExtractor:
         anchor_node = find_anchor(request.question, request.existing_nodes, self.pre.pipeline.lemmas, _STOP)
         anchor = Endpoint(anchor_node.label, anchor_node.node_type) if anchor_node is not None else None
         restated_anchor(doc, cands, anchor_node, self.pre.pipeline.lemmas, _STOP, meta)
-        participants = chooser.participants | lex.noun_participants
+        participants = participant_types(chooser, lex)
         shortened_anchor(cands, anchor_node, participants, self.pre.pipeline.lemmas, _STOP)
         other_occasion(cands, relations, lex)
         cands += sequence_events(doc, parts, cands, relations, lex)

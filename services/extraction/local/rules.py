@@ -133,11 +133,16 @@ def told_before(doc: Doc, parts: list[Clause], rel: DiscourseRelation) -> Clause
     return before[-1] if before else None
 
 
+def participant_types(chooser: EdgeChooser, lex: CueLexicon) -> frozenset[str]:
+    """The types of someone or something taking part: a type only ever pointed at, or one a
+    participant edge points at that is found by its nouns."""
+    return chooser.participants | lex.noun_participants
+
+
 def _events(cands: list[Candidate], chooser: EdgeChooser, lex: CueLexicon) -> list[Candidate]:
     """The items of a side that make it typed: not a participant named by a noun ("the driver" in
-    "the driver helped me carry everything upstairs" leaves the doing itself bare). A participant is
-    a type only ever pointed at, or one a participant edge points at that is found by its nouns."""
-    taking_part = chooser.participants | lex.noun_participants
+    "the driver helped me carry everything upstairs" leaves the doing itself bare)."""
+    taking_part = participant_types(chooser, lex)
     return [c for c in cands if not (c.from_noun and c.node_type in taking_part)]
 
 

@@ -148,6 +148,10 @@ def _after_time_clauses(doc: Doc) -> set[int]:
     return cuts
 
 
+# Past forms of "be", "have" and "do": "the next time I was discharged", "the next time we had a visit".
+_PAST_AUX = frozenset({"was", "were", "had", "did"})
+
+
 def narrated_time(doc: Doc, start: int, end: int) -> bool:
     """Whether the words `start`-`end` ("next time") open a time clause of a story told in the
     past: "the next time I went home" says when, where "next time I would ask" draws a lesson.
@@ -161,10 +165,6 @@ def narrated_time(doc: Doc, start: int, end: int) -> bool:
         return True
     present = verb in {lemma, lemma + "s", lemma + "es"} or verb.endswith("ing")
     return doc[end + 1].pos_ == "VERB" and not present
-
-
-# Past forms of "be", "have" and "do": "the next time I was in", "the first time we had a visit".
-_PAST_AUX = frozenset({"was", "were", "had", "did"})
 
 
 # Subjects that stand for a person ("so tired | I fell asleep").
