@@ -96,6 +96,10 @@ class ClauseReader:
             return False  # "room for a whole litre" is a thing, not the doing "rooming for …"
         if nxt in _RELATIVE_PRONOUNS and forms.is_noun_form(first):
             return False  # "cushions that press on my glasses": a thing a clause describes
+        if first in en.COMPOUND_ING and forms.is_noun_form(nxt) and nxt not in en.DURATIONS:
+            # "vending machine (break)", "charging case": a thing named by its use, no doing
+            # ("waiting hours for the letter" is one)
+            return False
         if first.endswith("s") and lemma != first:
             # "respects my time" is a doing, "slots gone by tuesday" a thing; "feels made for me"
             # a state of the doing's kind

@@ -27,6 +27,11 @@ BE = {"am", "is", "are", "was", "were", "be", "'m", "'s", "'re"}
 NEGATED_DO = {"don't", "dont", "didn't", "didnt", "doesn't", "doesnt"}
 DO = {"do", "did", "does"}
 CAN = {"can", "could"}
+# Verbs of what might happen: after a worry's subject ("coffee would ruin my sleep") or opening it
+# with the subject dropped ("might not taste as good").
+MAY_HAPPEN = frozenset(
+    {"would", "might", "could", "will", "may", "wouldn't", "won't", "couldn't", "mightn't"}
+)
 CANNOT = {"can't", "cant", "cannot", "couldn't", "couldnt"}
 SUBJECTS = {
     "nobody",
@@ -308,6 +313,36 @@ BACK_TO = {"home", "on", "in", "at", "to", "into"}
 HOME_BY = frozenset({"by", "before", "after", "at", "in", "on", "early", "safely", "again"})
 # Participles that only ever describe ("based on the ward"): never said back as a doing
 STATIVE_PARTICIPLES = {"based", "located", "situated", "born", "supposed"}
+# "-ing" words that name what a thing is for when a noun follows ("vending machine", "waiting
+# room", "charging case"), not a doing with its object ("buying coffee", "booking a slot"); words
+# common as both ("booking", "running", "carrying", "streaming") are left out: a label that dropped
+# its article ("booking slot", "carrying bags") or names a doing ("streaming shows") would be
+# misread.
+COMPOUND_ING = frozenset(
+    {
+        "vending",
+        "washing",
+        "parking",
+        "shopping",
+        "waiting",
+        "living",
+        "dining",
+        "sleeping",
+        "swimming",
+        "landing",
+        "boarding",
+        "operating",
+        "frying",
+        "chopping",
+        "ironing",
+        "hearing",
+        "loading",
+        "charging",
+        "listening",
+    }
+)
+# Plural units of time a doing may take as its object ("waiting hours for the letter").
+DURATIONS = frozenset({"seconds", "minutes", "hours", "days", "weeks", "months", "years", "ages"})
 # Common nouns the lookup tables lack (newer words, accented and British spellings).
 NEWER_NOUNS = {
     "app",
@@ -322,6 +357,12 @@ NEWER_NOUNS = {
     "email",
     "carer",
     "carers",
+    "barista",
+    "baristas",
+    "helpline",
+    "earbuds",
+    "smartwatch",
+    "pour-over",
 }
 # Said without an article: pronouns, a child's words for a parent used as names, and what is not
 # there ("no audio delay", not "the no audio delay").
@@ -447,22 +488,12 @@ NO_OBJECT_AFTER = frozenset(
 )
 # Words before "time" that name one occasion of several ("the first time you went home").
 ORDINAL_TIMES = frozenset({"first", "second", "third", "last", "next"})
+# Parts of a day or week: a common noun, said with "the" when it stands alone ("how did the weekend
+# affect you?", not "how did weekend affect you?"); a day's name needs none.
+DAY_PARTS = frozenset({"morning", "afternoon", "evening", "night", "weekend"})
 # Words that end a phrase naming a time ("on a Friday afternoon", "on a quiet Tuesday morning").
-TIME_HEADS = frozenset(
-    {
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "weekend",
-    }
+TIME_HEADS = DAY_PARTS | frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 )
 # Verbs that take no object: at the end of a label after a noun they end a clause ("energy crashed",
 # "the phone died"), where a verb that takes one describes ("items substituted", "slot booked").

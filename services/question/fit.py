@@ -9,8 +9,9 @@ for nonsense; a pull question about a push ("what did you hope having palpitatio
 do?") misreads the force. In those cases the engine asks the question the strategy would ask of
 that kind of node: it confirms the top of a ladder, asks what the person did, compares the element
 with others to elicit a construct, and in a switch interview asks a push what went wrong and a pull
-(or a goal) what it promised, a problem what job it stood in the way of, a solution what job it did
-and a moment of the timeline what the person was after then (`_BY_TYPE`).
+(or a goal) what it promised, a problem what job it stood in the way of, a solution what job it did,
+a moment of the timeline what the person was after then, and a worry or a habit what the person
+wanted in spite of it (`_BY_TYPE`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ _BY_TYPE: Mapping[tuple[str, str], str] = MappingProxyType(
         ("job", "timeline_event"): "job_at_event",
         ("job", "solution"): "job_of_solution",
         ("job", "hiring_criterion"): "job_of_criterion",
+        # a worry or a habit is no goal either ("what bigger goal is the worry that coffee would ruin
+        # your sleep part of?"): what the person wanted in spite of it, or more than it
+        ("job", "anxiety"): "job_despite_worry",
+        ("job", "habit"): "job_over_habit",
         # the pole a person does not prefer is laddered through the preference ("which side of
         # constant adverts appeals to you more, and why?"), never as if it were valued ("what do ads
         # every ten minutes give you?", "why is endless scrolling important to you?")

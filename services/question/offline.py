@@ -83,14 +83,16 @@ _CHOSEN_TYPES = frozenset({"solution"})
 # and stages, a job's solutions and the pushes and pulls of a switch, a product's attributes): said
 # back with the article their labels dropped ("the app", "the café", "at the delivery slot", "the
 # secure fit", "the little ritual between meetings").
-_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push"})
+_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push", "habit"})
 # Node types whose noun phrases of several words name a circumstance the respondent described ("the
 # pharmacist based on the ward", "the lack of staff"); a single word ("patience") stays bare.
 _DESCRIBED_TYPES = frozenset({"attribution", "learning"})
 # Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
 _THING_TYPES = frozenset({"attribute"})
 # Node types that name how the respondent felt: a lone "calm" is the state "being calm".
-_FEELING_TYPES = frozenset({"emotion", "psychosocial_consequence"})
+_FEELING_TYPES = frozenset({"emotion", "psychosocial_consequence", "anxiety"})
+# Node types that name what the respondent feared might happen ("coffee would ruin my sleep").
+_WORRY_TYPES = frozenset({"anxiety"})
 
 
 T = TypeVar("T")
@@ -248,7 +250,10 @@ def say_labels(
     for label in labels:
         kind = kinds.get(label, "")
         text, doing = spoken.say(
-            clean_label(label), thing=kind in _THING_TYPES, feeling=kind in _FEELING_TYPES
+            clean_label(label),
+            thing=kind in _THING_TYPES,
+            feeling=kind in _FEELING_TYPES,
+            worry=kind in _WORRY_TYPES,
         )
         met = sequence or kind in _MET_TYPES
         out.append(spoken.with_article(text) if met and not doing else text)
@@ -363,7 +368,10 @@ class FollowUpComposer:
             # said back as the respondent would hear it: "concentrating during your commute"
             feeling = req.focus.node_type in _FEELING_TYPES
             spoken, singular = self._spoken.say(
-                focus, thing=req.focus.node_type in _THING_TYPES, feeling=feeling
+                focus,
+                thing=req.focus.node_type in _THING_TYPES,
+                feeling=feeling,
+                worry=req.focus.node_type in _WORRY_TYPES,
             )
             described = req.focus.node_type in _DESCRIBED_TYPES and " " in spoken
             if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES or described):

@@ -114,6 +114,12 @@ _SIMPLER: tuple[tuple[str, str], ...] = (
     (r"in terms of", "for"),
 )
 _BACK_REFERENCE = re.compile(r"\b(?:it|that|this|these|those|they|them)\b", re.IGNORECASE)
+# A sentence of thanks or welcome (`_WELCOMES`, and an LLM's opening of the same kind).
+_COURTESY = re.compile(
+    r"(?:thank|thanks|welcome|hello|hi|it(?:'|’)?s (?:great|good|lovely) to)\b", re.IGNORECASE
+)
+# An opening's sequence marker at the start of the question ("To begin, which … do you know well?").
+_OPENING_MARKER = re.compile(r"^(?:to (?:begin|start)(?: with)?|first of all),\s*", re.IGNORECASE)
 # "…, and why?": where a question's second part begins (a wh-word or an auxiliary after "and"/"or").
 _SECOND_PART = re.compile(
     r",? (?:and|or) (?=(?:which|what|how|why|when|where|who|whom|whose|is|are|was|were|do|does|did|has|"
@@ -174,7 +180,10 @@ def simplify(question: str) -> str:
 
     A lead-in sentence is dropped ("Thanks for that.") unless the question points back at it
     ("it", "that", ...) and it carries content (four words or more), as in "You mentioned the
-    price. Why does it matter to you?".
+    price. Why does it matter to you?". A courtesy is never content: the opening's welcome stays
+    out of its rewording even where the question says "it" of something of its own ("Thank you
+    for taking the time to talk with me today. Think of a recent time …: what first got you
+    thinking about it?"), and so does the opening's "To begin," (a rewording begins nothing).
     """
     text = question.strip()
     sentences = [s for s in re.split(r"(?<=[.!])\s+", text) if s.strip() and not is_reasoning(s)]
@@ -184,8 +193,9 @@ def simplify(question: str) -> str:
     else:
         text = sentences[index]
         lead = sentences[index - 1] if index > 0 else ""
-        if lead and _BACK_REFERENCE.search(text) and len(lead.split()) >= 4:
+        if lead and _BACK_REFERENCE.search(text) and len(lead.split()) >= 4 and not _COURTESY.match(lead):
             text = f"{lead} {text}"
+    text = _OPENING_MARKER.sub("", text)
     for pattern, replacement in _SIMPLER:
         text = re.sub(rf"\b(?:{pattern})\b", replacement, text, flags=re.IGNORECASE)
     return squash(text)

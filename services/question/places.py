@@ -109,6 +109,8 @@ _THINGS = frozenset(
 _AT_FOCUS = re.compile(
     r"\b(?:(?P<want>expecting|expect|need|needed|want|wanted) )?(?P<at>[Aa]t|[Ii]n) \{focus\}"
 )
+# A form of "look" just before a template's "at {focus}": the verb's "at", not a place or a time.
+_LOOK_AT = re.compile(r"\b(?:look|looks|looking|looked) $", re.IGNORECASE)
 # A day is "on" it ("on Friday afternoon"), whatever the template's "at" or "in"
 _DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 
@@ -169,7 +171,7 @@ def placed(template: str, preposition: str | None, *, day: bool = False, thing: 
         return None  # "deal with with the driver", "getting the driver right"
 
     def swap(m: re.Match[str]) -> str:
-        if m.string[: m.start()].endswith("look "):
+        if _LOOK_AT.search(m.string[: m.start()]):
             return m.group(0)  # "let's look at {focus}": the verb's "at", no place
         want = m.group("want")
         word = "from" if want and not day else preposition
@@ -206,10 +208,15 @@ _NOT_OF_THINGS = (
 # turned out, what made it work, what made the difference in it.
 _NOT_OF_ABSENCES = (
     "{focus} turned out",
+    "{focus} turn out",
     "made {focus} work",
     "made the difference in {focus}",
     # "what would change for you without not pressing on your glasses?"
     "without {focus}",
+    # "if you retold nobody properly explaining your new tablets in three or four steps", "what part
+    # of nobody explaining …": what did not happen has no steps and no parts
+    "retold {focus}",
+    "part of {focus}",
 )
 # What a template asks only of a thing one has: "what would you miss if you no longer had feeling in
 # control of your day?", "imagine not pressing on your glasses weren't there".
@@ -293,6 +300,8 @@ def for_doing(
     def connect(m: re.Match[str]) -> str:
         if place:
             return "{Place}" if m.group(1)[0].isupper() else "{place}"
+        if _LOOK_AT.search(m.string[: m.start()]):
+            return m.group(0)  # "Looking at {focus}": the verb's "at" ("Looking when …" said nothing)
         if "moment of" in m.group(0):
             return m.group(0)  # "at the moment of copying last week's order" reads as it is
         word = "when" if m.group(1).lower() == "at" else "while"

@@ -26,19 +26,27 @@ from services.question.wordforms import gerund, past_tense
 class SpokenLabels(ClauseReader):
     """Turns labels into what the interviewer says back (see the module docstring)."""
 
-    def say(self, label: str, *, thing: bool = False, feeling: bool = False) -> tuple[str, bool]:
+    def say(
+        self, label: str, *, thing: bool = False, feeling: bool = False, worry: bool = False
+    ) -> tuple[str, bool]:
         """The label as spoken back, and whether it became a (grammatically singular) gerund phrase.
 
         `thing`: the node is a property of the topic (an attribute), so an opening past form that
         describes ("detailed sound", "padded ear cushions") is not read as a past doing. `feeling`:
         the node is how the respondent felt, so "calm" is the state "being calm", not the thing
-        ("how did you feel at calm?")."""
+        ("how did you feel at calm?"). `worry`: the node is what the respondent feared, so a clause
+        of what might happen is the worry ("coffee would ruin my sleep" -> "the worry that coffee
+        would ruin your sleep", not "what bigger goal is coffee would ruin your sleep part of?")."""
         written, names, words = _second_person(label)
         if not words:
             return label, False
         felt = _felt(words)
         if felt is not None:
             return _join(["being", *felt], names), True
+        if worry and len(words) > 1 and (words[0] in en.MAY_HAPPEN or words[1] in en.MAY_HAPPEN):
+            # "it might break", "might not taste as good" (its subject dropped: "it")
+            subject = ["it"] if words[0] in en.MAY_HAPPEN else []
+            return _join(["the", "worry", "that", *subject, *words], names), False
         if feeling and self._a_state(words):
             return _join(["being", *words], names), True
         if len(words) > 2 and words[:2] == ["sense", "of"]:
@@ -53,6 +61,9 @@ class SpokenLabels(ClauseReader):
             return _join(["that", *words[2:]], names), False
         if len(words) > 2 and words[0] in en.ORDINAL_TIMES and words[1] == "time":
             # "first time I went home" -> "the first time you went home"
+            return _join(["the", *words], names), False
+        if len(words) == 1 and words[0] in en.DAY_PARTS:
+            # "weekend" (a passive situation leaves only its time) -> "the weekend"
             return _join(["the", *words], names), False
         if (
             len(words) > 1
@@ -191,6 +202,8 @@ class SpokenLabels(ClauseReader):
             return ["not", "being", "able", "to", *rest]
         if first in en.BE and rest:
             return ["being", *rest]
+        if first == "not" and nxt in self._forms.adjectives and not self._forms.is_verb_form(nxt):
+            return ["not", "being", *rest]  # "not sure it was worth the price": a state, not a thing
         if self._passive(first, nxt):
             return ["being", *words]  # "discharged after …" was done to them: not "discharging after …"
         if _a_state_before_purpose(words):

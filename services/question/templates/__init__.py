@@ -130,6 +130,8 @@ FALLBACKS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "push": ("specifics", "job"),
         "pull": ("alternatives", "job"),
         "job_behind_push": ("push", "specifics"),
+        "job_despite_worry": ("anxiety_habit", "specifics"),
+        "job_over_habit": ("anxiety_habit", "specifics"),
         "job_at_event": ("specifics", "push_pull"),
         "job_of_solution": ("pull", "alternatives"),
         "push_pull_solution": ("anxiety_habit", "alternatives"),

@@ -160,6 +160,27 @@ FAMILIES: dict[str, Templates] = {
             "Why did {focus} matter so much to you at the time?",
         ),
     ),
+    # The job family's questions for a worry in focus ("coffee would ruin my sleep"): a worry is no
+    # job to get sorted, to go well or to be part of a goal; what the person wanted in spite of it
+    # is asked. No keywords: never chosen by name.
+    "job_despite_worry": Templates(
+        node=(
+            "Despite {focus}, what were you hoping the change would do for you?",
+            "What were you trying to get done that made {focus} worth facing?",
+            "When {focus} came up, what were you really trying to get done?",
+            "When it came to {focus}, what progress were you trying to make?",
+        ),
+    ),
+    # ... and for a habit ("the vending machine break with colleagues"): the comfort of the old way
+    # is no job either; what the person wanted more than it is asked.
+    "job_over_habit": Templates(
+        node=(
+            "What did you want more than {focus} at the time?",
+            "What were you trying to get done that made you think of giving up {focus}?",
+            "When {focus} came up, what were you really trying to get done?",
+            "Around the time of {focus}, what were you trying to make progress on?",
+        ),
+    ),
     # The job family's questions for a reason a solution was hired ("under 100 euros", "fits on the
     # counter"): a criterion is no job to get sorted nor a goal ("What bigger goal are under 100
     # euros part of?"); what made it count is asked.

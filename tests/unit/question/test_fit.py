@@ -381,6 +381,61 @@ def test_a_pull_is_asked_what_job_it_promised_to_do(
     assert not any("sorted" in q or "gone well" in q or "situation with" in q for q in asked), asked
 
 
+@pytest.mark.parametrize(
+    ("node_type", "label", "said", "family"),
+    [
+        (
+            "anxiety",
+            "coffee would ruin my sleep",
+            "the worry that coffee would ruin your sleep",
+            "job_despite_worry",
+        ),
+        (
+            "anxiety",
+            "might not taste as good",
+            "the worry that it might not taste as good",
+            "job_despite_worry",
+        ),
+        (
+            "anxiety",
+            "not sure it was worth the price",
+            "not being sure it was worth the price",
+            "job_despite_worry",
+        ),
+        (
+            "anxiety",
+            "worried it would ruin my sleep",
+            "being worried it would ruin your sleep",
+            "job_despite_worry",
+        ),
+        (
+            "habit",
+            "vending machine break with colleagues",
+            "the vending machine break with colleagues",
+            "job_over_habit",
+        ),
+    ],
+)
+def test_the_job_is_asked_around_a_worry_or_a_habit_not_of_it(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    node_type: str,
+    label: str,
+    said: str,
+    family: str,
+) -> None:
+    # "What bigger goal is coffee would ruin your sleep part of for you?", "What would getting not
+    # sure it was worth the price sorted make possible for you?", "How would you know that
+    # worrying it would ruin your sleep had gone well?"
+    jtbd = methodologies.get("jobs_to_be_done")
+    focus = FocusNode(node_id="w", label=label, node_type=node_type)
+    assert fitting_family("job", focus, jtbd) == family
+    asked = asked_over_turns(methodologies, spoken, "jobs_to_be_done", "dig_for_job", focus, range(3, 30))
+    assert len(asked) >= 3, asked
+    assert all(said in q for q in asked), asked
+    assert not any(w in q for q in asked for w in ("sorted", "gone well", "bigger goal", "worrying")), asked
+
+
 def test_a_pole_that_is_a_negation_is_not_negated_again(
     methodologies: MethodologyRegistry, spoken: SpokenLabels
 ) -> None:

@@ -602,6 +602,44 @@ def test_rephrase_is_simpler_and_differs(question: str, contains: str) -> None:
     assert "Thanks for that" not in text
 
 
+def test_a_rewording_of_the_opening_asks_its_question_without_the_welcome(
+    methodologies: MethodologyRegistry,
+) -> None:
+    # Every welcome with every opening question of every method: the respondent who asks what the
+    # opening means hears its question again, not "In other words, thank you for …" (the JTBD
+    # opening says "it" of its own topic, which kept the welcome as if the question pointed back).
+    reworded = set()
+    for methodology in methodologies.all():
+        for seed in range(24):
+            req = OpeningRequest(
+                session_id=f"open-{seed}",
+                methodology=methodology.name,
+                concept=ConceptBrief(name="Meal Kits"),
+            )
+            opening = offline_opening(req, methodology)
+            asked = opening.split(". ")[-1]  # the question after the welcome sentence
+            text = offline_rephrase(
+                RephraseRequest(session_id=f"open-{seed}", methodology=methodology.name, question=opening)
+            )
+            assert_well_formed(text)
+            assert not re.search(r"thank|great to have you|to begin|to start", text, re.IGNORECASE), text
+            assert text.rstrip("?").split()[-3:] == asked.rstrip("?").split()[-3:], (opening, text)
+            reworded.add(without_lead_in(text))
+    assert len(reworded) >= 8  # every method's openings, not one fallback
+
+
+def test_a_lead_with_content_stays_beside_a_question_that_points_back_at_it() -> None:
+    text = offline_rephrase(
+        RephraseRequest(
+            session_id="s1",
+            methodology="means_end_chain",
+            question="Thanks for that. You said the battery died twice. Why did that matter to you?",
+        )
+    )
+    assert text.endswith("you said the battery died twice. Why did that matter to you?"), text
+    assert "Thanks" not in text
+
+
 TWO_PART = "Which streaming service have you stopped using, and which one do you use most today?"
 
 

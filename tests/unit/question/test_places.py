@@ -3,6 +3,8 @@ phone, with (or from) the driver; a place keeps "at"."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from services.question.models import FocusNode
@@ -235,9 +237,26 @@ def test_the_first_time_is_said_with_its_article(
     assert asked and all("the first time you went home" in q for q in asked), asked
 
 
-@pytest.mark.parametrize("label", ["Friday afternoon", "weekend", "good sleep"])
+@pytest.mark.parametrize("label", ["Friday afternoon", "Tuesday", "good sleep", "price"])
 def test_a_day_by_its_name_or_a_bare_noun_is_said_as_it_is(spoken: SpokenLabels, label: str) -> None:
     assert spoken.say(label) == (label, False)
+
+
+@pytest.mark.parametrize("label", ["weekend", "evening", "night"])
+def test_a_part_of_the_day_or_week_alone_takes_its_article(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str
+) -> None:
+    # "half the beds were being cleared for the weekend" leaves the setting "weekend": "how did
+    # weekend affect you?" lacked its article
+    said = "the " + label
+    assert spoken.say(label) == (said, False)
+    asked: set[str] = set()
+    for strategy in ("set_scene", "probe_outcome", "probe_attribution"):
+        focus = FocusNode(node_id="t", label=label, node_type="situation")
+        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    assert len(asked) > 8, asked
+    assert all(said in q for q in asked), asked
+    assert not any(re.search(rf"\b(?:that|the) the {label}\b", q) for q in asked), asked
 
 
 @pytest.mark.parametrize(
@@ -267,6 +286,25 @@ def test_what_did_not_happen_is_asked_why_not_how_it_turned_out(
         methodologies, spoken, "critical_incident", "probe_attribution", happened, range(3, 30)
     )
     assert any("turned out the way it did" in q for q in others), others
+
+
+@pytest.mark.parametrize(
+    ("strategy", "phrases"),
+    [("probe_outcome", ("turn out in the end",)), ("verify_account", ("retold", "what part of"))],
+)
+def test_what_did_not_happen_has_no_steps_parts_or_end(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, strategy: str, phrases: tuple[str, ...]
+) -> None:
+    # "If you retold nobody properly explaining your new tablets in three or four steps, …", "How
+    # did nobody … turn out in the end?", "what part of nobody … have I not yet understood?"
+    absent = FocusNode(node_id="n", label="nobody properly explained my new tablets", node_type="incident")
+    asked = asked_over_turns(methodologies, spoken, "critical_incident", strategy, absent, range(3, 40))
+    assert len(asked) >= 3, asked
+    assert not any(p in q for q in asked for p in phrases), asked
+    # what happened still is
+    happened = FocusNode(node_id="h", label="waited six hours for the discharge letter", node_type="incident")
+    others = asked_over_turns(methodologies, spoken, "critical_incident", strategy, happened, range(3, 40))
+    assert all(any(p in q for q in others) for p in phrases), others
 
 
 def test_what_someone_else_did_is_not_made_right(
@@ -324,3 +362,35 @@ def test_a_time_said_as_the_time_during_is_not_given_a_second_during(
     asked = asked_over_turns(methodologies, spoken, "critical_incident", "trace_actions", focus, range(3, 30))
     assert any(q.startswith("During bed pressures") for q in asked), asked
     assert not [q for q in asked if "during the time during" in q.lower()], asked
+
+
+@pytest.mark.parametrize(
+    ("label", "node_type"),
+    [
+        ("driver carried the bags up three flights of stairs", "moment_of_truth"),
+        ("copy last week's order", "action"),
+        ("delivery driver", "touchpoint"),
+        ("felt stressed and anxious about the slot", "emotion"),
+    ],
+)
+def test_looking_at_the_focus_keeps_the_verbs_at(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, node_type: str
+) -> None:
+    # "Looking when the driver carried the bags …", "Looking with the delivery driver, …": the
+    # "at" of "looking at" is the verb's, not a place that a doing or a person changes
+    focus = FocusNode(node_id="m", label=label, node_type=node_type)
+    asked = asked_over_turns(
+        methodologies, spoken, "customer_journey_mapping", "find_moment_of_truth", focus, range(3, 40)
+    )
+    looking = [q for q in asked if q.startswith("Looking")]
+    assert looking, asked
+    assert all(q.startswith("Looking at ") for q in looking), looking
+
+
+def test_a_place_told_as_being_there_is_looked_at_as_the_place() -> None:
+    template = "Looking at {focus}, when did you decide how you felt about the whole experience?"
+    assert for_doing(template, place=False, clause=False) == template
+    assert for_doing(template, place=True, clause=False) == (
+        "Looking {place}, when did you decide how you felt about the whole experience?"
+    )
+    assert placed(template, "with") == template

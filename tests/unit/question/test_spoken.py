@@ -294,6 +294,12 @@ def test_an_actor_question_asks_what_the_role_did(
     [
         ("customer_journey_mapping", "identify_need", "app", "touchpoint", "the app"),
         ("jobs_to_be_done", "probe_push_pull", "capsule machine", "solution", "the capsule machine"),
+        # an "-ing" word before a noun names what the thing is for: no doing "vending machine"
+        ("jobs_to_be_done", "probe_push_pull", "vending machine", "solution", "the vending machine"),
+        ("means_end_chain", "deepen", "charging case", "attribute", "the charging case"),
+        # nouns the lookup tables lack
+        ("customer_journey_mapping", "probe_pain_point", "helpline", "touchpoint", "the helpline"),
+        ("jobs_to_be_done", "probe_push_pull", "barista", "solution", "the barista"),
     ],
 )
 def test_a_thing_the_respondent_dealt_with_is_said_with_an_article(
@@ -543,3 +549,22 @@ def test_a_felt_doing_is_not_made_a_state(spoken: SpokenLabels, label: str, said
 def test_a_thing_that_annoys_keeps_its_subject(spoken: SpokenLabels) -> None:
     # only a lone word is how they felt: "the app being annoying" is said of the app
     assert spoken.finite("the app was annoying") == "the app was annoying"
+
+
+@pytest.mark.parametrize(
+    ("label", "doing"),
+    [
+        ("vending machine", False),
+        ("waiting room", False),
+        ("hearing aid", False),
+        ("streaming shows", True),
+        # the same words with an object, a preposition or an adverb are doings
+        ("waiting for the letter", True),
+        ("shopping online", True),
+        ("waiting hours for the letter", True),
+        ("carrying the bags", True),
+        ("booking slot", True),  # "booking" is as often a doing: not read as a thing
+    ],
+)
+def test_an_ing_word_before_a_noun_names_a_things_use(spoken: SpokenLabels, label: str, doing: bool) -> None:
+    assert spoken.say(label) == (label, doing)
