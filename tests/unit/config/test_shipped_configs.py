@@ -198,3 +198,19 @@ def test_switch_forces_are_asked_of_what_the_ontology_lets_them_hang_on(
     assert push_pull is not None and anxiety_habit is not None
     assert set(push_pull.focus_node_types) == arises_from
     assert set(anxiety_habit.focus_node_types) == held_back
+
+
+@pytest.mark.parametrize("strategy", ["explore_touchpoint", "probe_emotion", "probe_pain_point"])
+def test_journey_probes_of_a_moment_focus_moments_not_feelings_or_needs(
+    methodologies: MethodologyRegistry, strategy: str
+) -> None:
+    # "What did being able to plan the week ahead cost you in time, money or effort?", "How did you
+    # feel when feeling stressed and anxious about the slot?": about 45 such questions in 63
+    # simulated journey interviews, before these strategies named their focus types
+    cfg = methodologies.get("customer_journey_mapping")
+    chosen = cfg.strategy(strategy)
+    assert chosen is not None
+    focus = set(chosen.focus_node_types)
+    assert focus >= {"stage", "touchpoint", "action"}
+    assert not focus & {"emotion", "need"}
+    assert focus <= {n.name for n in cfg.ontology.nodes}
