@@ -46,7 +46,9 @@ from services.question.text import (
 )
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 
-_PLURAL_WORDS = frozenset({"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice"})
+_PLURAL_WORDS = frozenset(
+    {"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice", "ads"}
+)
 # Singular nouns that end in a plural's "s" ("the steel thermos is", not "are").
 _SINGULAR_WORDS = frozenset(
     {"thermos", "lens", "gas", "chaos", "canvas", "atlas", "bias", "diabetes", "maths"}

@@ -217,6 +217,10 @@ _NOT_OF_ABSENCES = (
     # of nobody explaining …": what did not happen has no steps and no parts
     "retold {focus}",
     "part of {focus}",
+    # "what did you do at the moment of nobody properly explaining your new tablets?", "take me
+    # through the hospital transport never turning up moment by moment": nor a moment
+    "moment of {focus}",
+    "take me through {focus}",
 )
 # What a template asks only of a thing one has: "what would you miss if you no longer had feeling in
 # control of your day?", "imagine not pressing on your glasses weren't there".

@@ -283,6 +283,7 @@ def test_agreement_and_chains() -> None:
     # an amount of something is one quantity ("thirty hours of battery lead to …"); "bags of" is not one
     assert not is_plural("thirty hours of battery") and not is_plural("30 minutes of quiet")
     assert is_plural("ten minutes")
+    assert is_plural("no ads") and is_plural("ads every ten minutes")  # a plural of three letters
     # the same amount after the article the interviewer gave it back; a doing is one ("having
     # palpitations in the middle of a shift lead to …"), a noun in "-ing" before a plural is not one
     assert not is_plural("the thirty hours of battery")

@@ -290,7 +290,11 @@ def test_what_did_not_happen_is_asked_why_not_how_it_turned_out(
 
 @pytest.mark.parametrize(
     ("strategy", "phrases"),
-    [("probe_outcome", ("turn out in the end",)), ("verify_account", ("retold", "what part of"))],
+    [
+        ("probe_outcome", ("turn out in the end",)),
+        ("verify_account", ("retold", "what part of")),
+        ("trace_actions", ("at the moment of", "moment by moment")),
+    ],
 )
 def test_what_did_not_happen_has_no_steps_parts_or_end(
     methodologies: MethodologyRegistry, spoken: SpokenLabels, strategy: str, phrases: tuple[str, ...]
