@@ -194,6 +194,17 @@ def test_a_state_is_not_made_right() -> None:
     assert for_doing(made, place=False, clause=False) == made
 
 
+def _asked_of_a_setting(
+    methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str, strategies: tuple[str, ...]
+) -> set[str]:
+    """Every incident question the `strategies` ask over turns 3-29 of a setting labelled `label`."""
+    focus = FocusNode(node_id="t", label=label, node_type="situation")
+    asked: set[str] = set()
+    for strategy in strategies:
+        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    return asked
+
+
 @pytest.mark.parametrize("label", ["on a Friday afternoon", "on a quiet Tuesday morning"])
 def test_a_time_is_said_as_that_time_not_a_state(
     methodologies: MethodologyRegistry, spoken: SpokenLabels, label: str
@@ -202,10 +213,9 @@ def test_a_time_is_said_as_that_time_not_a_state(
     said, doing = spoken.say(label)
     assert said == "that " + label.removeprefix("on a ") and not doing
     assert preposition_for(said) == "on"
-    asked: set[str] = set()
-    for strategy in ("probe_outcome", "trace_actions", "probe_attribution"):
-        focus = FocusNode(node_id="t", label=label, node_type="situation")
-        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    asked = _asked_of_a_setting(
+        methodologies, spoken, label, ("probe_outcome", "trace_actions", "probe_attribution")
+    )
     assert len(asked) > 8, asked
     assert all(said in q for q in asked), asked
     assert not any("being on" in q or "at that" in q.lower() for q in asked), asked
@@ -220,10 +230,7 @@ def test_a_day_told_as_a_setting_is_that_day(
 ) -> None:
     # "What was the situation around calm Tuesday?", "During calm Tuesday, what was actually said?"
     assert spoken.say(label) == (said, False)
-    asked: set[str] = set()
-    for strategy in ("set_scene", "trace_actions"):
-        focus = FocusNode(node_id="t", label=label, node_type="situation")
-        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    asked = _asked_of_a_setting(methodologies, spoken, label, ("set_scene", "trace_actions"))
     assert asked and all(said in q for q in asked), asked
 
 
@@ -250,10 +257,9 @@ def test_a_part_of_the_day_or_week_alone_takes_its_article(
     # weekend affect you?" lacked its article
     said = "the " + label
     assert spoken.say(label) == (said, False)
-    asked: set[str] = set()
-    for strategy in ("set_scene", "probe_outcome", "probe_attribution"):
-        focus = FocusNode(node_id="t", label=label, node_type="situation")
-        asked |= asked_over_turns(methodologies, spoken, "critical_incident", strategy, focus, range(3, 30))
+    asked = _asked_of_a_setting(
+        methodologies, spoken, label, ("set_scene", "probe_outcome", "probe_attribution")
+    )
     assert len(asked) > 8, asked
     assert all(said in q for q in asked), asked
     assert not any(re.search(rf"\b(?:that|the) the {label}\b", q) for q in asked), asked
