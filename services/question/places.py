@@ -169,6 +169,8 @@ def placed(template: str, preposition: str | None, *, day: bool = False, thing: 
             return None  # "which channel did you use with the bags", "how did you feel with the bags"
     elif preposition == "with" and any(phrase in template for phrase in _NOT_OF_PEOPLE):
         return None  # "deal with with the driver", "getting the driver right"
+    elif not day and preposition in {"in", "on"} and "channel did you use" in template:
+        return None  # "which channel did you use in the app": the app is the channel
 
     def swap(m: re.Match[str]) -> str:
         if _LOOK_AT.search(m.string[: m.start()]):
@@ -184,13 +186,16 @@ def placed(template: str, preposition: str | None, *, day: bool = False, thing: 
 
 # What a template says of a place or a thing that cannot be said of a person: "deal with with the
 # driver", "getting the driver right", "what would have made the driver right", "what did you see
-# or hear with the driver", "describe the driver in more detail: where were you".
+# or hear with the driver", "describe the driver in more detail: where were you", "which channel
+# did you use with the driver", "what made the driver slower or harder than you expected".
 _NOT_OF_PEOPLE = (
     "with at {focus}",
     "getting {focus} right",
     "made {focus} right",
     "see or hear at {focus}",
     "{focus} in more detail: where were you",
+    "channel did you use at {focus}",
+    "{focus} slower or harder",
 )
 # What a template says of a place or a person that cannot be said of a thing: "deal with with the
 # bags", "what did you see or hear with the bags", "describe the bags: where were you", "which
@@ -203,6 +208,8 @@ _NOT_OF_THINGS = (
     "channel did you use at {focus}",
     "feel at {focus}",
     "the way you did at {focus}",
+    # "what made the bags slower or harder than you expected?"
+    "{focus} slower or harder",
 )
 # What a template asks of something that happened that cannot be asked of what did not: how it
 # turned out, what made it work, what made the difference in it.
@@ -277,8 +284,9 @@ def says_for_you_twice(template: str, spoken: str) -> bool:
 
 
 def is_state(spoken: str) -> bool:
-    """Whether a focus is said back as a state ("being furious", "there being no slots left")."""
-    return spoken.startswith(("being ", "there being "))
+    """Whether a focus is said back as a state ("being furious", "there being no slots left",
+    "feeling really relieved")."""
+    return spoken.startswith(("being ", "there being ", "feeling "))
 
 
 def for_doing(

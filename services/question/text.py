@@ -28,8 +28,13 @@ def squash(text: str) -> str:
 
 
 def clean_label(label: str) -> str:
-    """A node label as it reads inside a sentence (no stray quotes or end punctuation)."""
-    return squash(label).strip(" \"'“”‘’`.,;:!?")
+    """A node label as it reads inside a sentence (no stray quotes or end punctuation, nor the
+    "about" of the sentence it was cut from: "about the energy drinks from the vending machine",
+    said as "Thinking about about the …")."""
+    return _LEADING_ABOUT.sub("", squash(label).strip(" \"'“”‘’`.,;:!?"))
+
+
+_LEADING_ABOUT = re.compile(r"^about (?!to\b)(?=\S+ \S)", re.IGNORECASE)
 
 
 def topic_phrase(concept: ConceptBrief) -> str:

@@ -32,7 +32,7 @@ from services.question.offline_messages import first_part, offline_closing, offl
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
 from services.question.spoken import SpokenLabels
-from services.question.text import join_labels, normalise_question, topic_kind, topic_phrase
+from services.question.text import clean_label, join_labels, normalise_question, topic_kind, topic_phrase
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 from tests.unit.question.conftest import asked_over_turns, follow_up
@@ -1065,3 +1065,18 @@ def test_a_journey_walked_through_asks_for_what_is_missing_not_for_options(
     }
     explore = {t.format(topic=topic) for t in tpl.FAMILIES["explore"].topic}
     assert not explore & set(asked)
+
+
+@pytest.mark.parametrize(
+    ("label", "cleaned"),
+    [
+        # the "about" of the sentence a label was cut from: "Thinking about about the energy drinks"
+        ("about the energy drinks from the vending machine", "the energy drinks from the vending machine"),
+        ("About the price.", "the price"),
+        ("about to leave", "about to leave"),  # "about to" is when, not what
+        ("about time", "about time"),  # too short to be a cut
+        ('"no adverts"', "no adverts"),
+    ],
+)
+def test_a_label_reads_inside_a_sentence(label: str, cleaned: str) -> None:
+    assert clean_label(label) == cleaned

@@ -404,3 +404,44 @@ def test_a_place_told_as_being_there_is_looked_at_as_the_place() -> None:
         "Looking {place}, when did you decide how you felt about the whole experience?"
     )
     assert placed(template, "with") == template
+
+
+@pytest.mark.parametrize(
+    ("label", "node_type", "strategy", "never", "still"),
+    [
+        # the app is the channel: "Which channel did you use in the app?"
+        (
+            "app",
+            "touchpoint",
+            "explore_touchpoint",
+            "channel did you use",
+            "In the app, what exactly did you do?",
+        ),
+        # a person or a thing is not slow: "What made the bags slower or harder than you expected?"
+        ("delivery driver", "touchpoint", "probe_pain_point", "slower or harder", "the delivery driver"),
+        ("bags", "touchpoint", "probe_pain_point", "slower or harder", "the bags"),
+        ("delivery driver", "touchpoint", "explore_touchpoint", "channel", "the delivery driver"),
+        # a feeling is not the respondent's to make right: "What would have made feeling really
+        # relieved right for you?"
+        ("felt really relieved", "emotion", "identify_need", "right for you", "feeling really relieved"),
+    ],
+)
+def test_a_journey_question_fits_what_its_focus_is(
+    methodologies: MethodologyRegistry,
+    spoken: SpokenLabels,
+    label: str,
+    node_type: str,
+    strategy: str,
+    never: str,
+    still: str,
+) -> None:
+    focus = FocusNode(node_id="j", label=label, node_type=node_type)
+    asked = asked_over_turns(methodologies, spoken, "customer_journey_mapping", strategy, focus, range(3, 40))
+    assert not any(never in q for q in asked), asked
+    assert any(still in q for q in asked), asked
+    # the same templates still ask it of a stage
+    stage = FocusNode(node_id="s", label="checkout", node_type="stage")
+    of_stage = asked_over_turns(
+        methodologies, spoken, "customer_journey_mapping", strategy, stage, range(3, 40)
+    )
+    assert any(never in q for q in of_stage), of_stage
