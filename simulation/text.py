@@ -82,8 +82,12 @@ class Lemmatizer:
 
     def content(self, text: str, extra_stop: Iterable[str] = ()) -> frozenset[str]:
         """The set of content lemmas of `text` (stop words and `extra_stop` removed)."""
+        return frozenset(self.content_sequence(text, extra_stop))
+
+    def content_sequence(self, text: str, extra_stop: Iterable[str] = ()) -> list[str]:
+        """The content lemmas of `text` in word order (repeats kept)."""
         stop = STOP_WORDS | frozenset(extra_stop)
-        return frozenset(t for t in self.tokens(text) if t not in stop and len(t) > 1)
+        return [t for t in self.tokens(text) if t not in stop and len(t) > 1]
 
 
 def token_f1(a: frozenset[str], b: frozenset[str]) -> float:

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
+from simulation.scenarios import Chain, ElementForm, HiddenElement, HiddenLink, Scenario
 from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
 
 # Relations beside a ladder rather than up it: said when a question asks for them (a hint), never as
@@ -30,6 +30,24 @@ class Step:
     chain: Chain | None = None
 
 
+@dataclass(frozen=True)
+class _Candidate:
+    """An element a question names: (score, share named, turn said) and its best phrasing's index."""
+
+    element: HiddenElement
+    key: tuple[float, float, int]
+    phrasing: int
+
+
+def _names_the_thing(event: list[str], words: frozenset[str], thing: frozenset[str]) -> bool:
+    """Whether a question whose content lemmas are `words` asks about a thing named inside an
+    event's phrasing (`event`: its lemmas in word order) rather than about the event: the thing is
+    part of the phrasing and the question leaves out the phrasing's first word, its verb in the
+    scenarios' "I ordered a good thermos flask". "Comparing the capsule machines online" names the
+    comparison; "the good thermos flask" names the flask."""
+    return bool(event) and thing <= set(event) and event[0] not in thing and event[0] not in words
+
+
 class KnowledgeState:
     """Revealed elements and links of one scenario, plus per-element probe counts."""
 
@@ -39,6 +57,8 @@ class KnowledgeState:
         self._tokens = {
             e.id: [lemmatizer.content(t, QUESTION_WORDS) for t in e.texts] for e in scenario.elements
         }
+        # every content lemma in word order (question words kept), to tell an event from a thing in it
+        self._ordered = {e.id: [lemmatizer.content_sequence(t) for t in e.texts] for e in scenario.elements}
         df: Counter[str] = Counter()
         for sets in self._tokens.values():
             df.update(frozenset().union(*sets))
@@ -68,26 +88,43 @@ class KnowledgeState:
         in passing ("I saw a colleague's capsule machine" names the machine, which the interviewer
         may then ask about). Between equal scores, the element the question names most fully wins
         ("the capsule machine" is the machine, not "compared three capsule machines online"), then
-        the most recently said one."""
+        the most recently said one. A thing the question names in full also wins over an event
+        that holds it and that the question names only in part: "what drew you to the good thermos
+        flask?" asks about the thermos, not about "I ordered a good thermos flask", while "around
+        the time of ordering the thermos" names the whole event and asks about it."""
         words = self.lemmas.content(question, QUESTION_WORDS)
-        best: HiddenElement | None = None
-        best_key = (0.0, 0.0, -1)
+        scored: list[_Candidate] = []
         for el in self.scenario.elements:
             said = self.revealed.get(el.id, self.mentioned.get(el.id, -1))
             if revealed_only and said < 0:
                 continue
             # fsum: exactly rounded whatever the order, and a set's order changes with each process's
             # hash seed; a plain sum broke ties between equally named elements differently per run
-            score, named = 0.0, 0.0
-            for toks in self._tokens[el.id]:
+            score, named, at = 0.0, 0.0, -1
+            for i, toks in enumerate(self._tokens[el.id]):
                 shared = math.fsum(self._idf.get(t, 0.0) for t in words & toks)
                 whole = math.fsum(self._idf.get(t, 0.0) for t in toks)
-                score, named = max((score, named), (shared, shared / whole if whole else 0.0))
+                if (shared, shared / whole if whole else 0.0) > (score, named):
+                    score, named, at = shared, shared / whole if whole else 0.0, i
             # ties go to the most recently said element (what the interviewer most likely picked up)
-            key = (score, named, said)
-            if score > 0 and key > best_key:
-                best, best_key = el, key
-        return best
+            if score > 0:
+                scored.append(_Candidate(el, (score, named, said), at))
+        if not scored:
+            return None
+        best = max(scored, key=lambda c: c.key)
+        if best.element.form is ElementForm.CLAUSE and best.key[1] < 1.0:
+            event = self._ordered[best.element.id][best.phrasing]
+            asked = self.lemmas.content(question)
+            things = [
+                c
+                for c in scored
+                if c.element.form is ElementForm.NP
+                and c.key[1] == 1.0
+                and _names_the_thing(event, asked, self._tokens[c.element.id][c.phrasing])
+            ]
+            if things:
+                return max(things, key=lambda c: (c.key[0], c.key[2])).element
+        return best.element
 
     def named_in(self, question: str) -> set[str]:
         """Elements whose whole label (content lemmas) occurs in `question`, said or not."""

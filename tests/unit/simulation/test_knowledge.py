@@ -76,6 +76,26 @@ def test_a_question_about_something_named_in_passing_is_about_it(
     assert picked is not None and picked.id == "t_compared"
 
 
+def test_a_thing_named_in_full_wins_over_an_event_named_in_part(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_nurse_thermos")
+    state = _state(scenario, lemmatizer)
+    state.mark([Step(scenario.element("t_bought_thermos"))], 1)
+    assert state.mention("I ordered a good thermos flask.", 1) == ["sol_thermos"]
+    # "good thermos flask" shares more words with the purchase ("I ordered a good thermos flask")
+    # than with the thermos ("the thermos"), but names only the thermos in full: the question
+    # asks what drew the respondent to the thing, whose criteria and worries are linked to it
+    picked = state.match("What drew you to the good thermos flask, or pushed you away from it?")
+    assert picked is not None and picked.id == "sol_thermos"
+    # naming the whole event asks about the event
+    picked = state.match("Around the time of ordering a good thermos flask, what were you hoping for?")
+    assert picked is not None and picked.id == "t_bought_thermos"
+    # a clause that names the thing in part only (not one of its phrasings in full) is no reason
+    picked = state.match("What did the flask do for you?")
+    assert picked is not None and picked.id == "t_bought_thermos"
+
+
 _MATCH_SCRIPT = """
 import random, sys
 from pathlib import Path
