@@ -46,7 +46,7 @@ def _growth_check(
     the worse of the two sequential sessions."""
     if paired and paired.get("late_over_early") is not None:
         return _check(
-            "turn 50 / turn 5 latency (5-turn window medians, answered alternately by two interviews)",
+            "turn 50 / turn 5 latency (pairs of interviews answered alternately; median of their ratios)",
             paired["late_over_early"],
             GROWTH_TARGET,
         )
@@ -204,19 +204,21 @@ def _paired_lines(paired: dict[str, Any] | None) -> list[str]:
         return ["", f"Turn {turns} and turn 5 side by side: not measured ({error})."]
     late, early = _span(paired.get("late_turns")), _span(paired.get("early_turns"))
     rounds = paired.get("round_ratios") or []
-    pooled = (
-        f" Pooled over {len(rounds)} pairs of interviews (ratios per pair: "
-        f"{', '.join(_fmt(r) for r in rounds)})."
-        if len(rounds) > 1
-        else ""
-    )
+    windows = f"{_fmt(paired.get('early_window_median_ms'))} → {_fmt(paired.get('late_window_median_ms'))} ms"
+    if len(rounds) > 1:
+        figure = (
+            f"×{_fmt(paired.get('late_over_early'))}, the median of {len(rounds)} pairs of interviews "
+            f"answered one after the other (ratios per pair: {', '.join(_fmt(r) for r in rounds)}); "
+            f"their windows pooled read {windows} (×{_fmt(paired.get('pooled_late_over_early'))}), "
+            "a figure that a drift of the host's speed between pairs biases."
+        )
+    else:
+        figure = f"window medians {windows} (×{_fmt(paired.get('late_over_early'))})."
     return [
         "",
         f"Turn {paired.get('turns')} and turn 5 side by side (one interview's turns {late} and a new "
         f"one's turns {early}, answered alternately, so that both windows run under the same machine "
-        f"conditions; answers seen before, caches warm in both): window medians "
-        f"{_fmt(paired.get('early_window_median_ms'))} → {_fmt(paired.get('late_window_median_ms'))} ms "
-        f"(×{_fmt(paired.get('late_over_early'))}).{pooled}",
+        f"conditions; answers seen before, caches warm in both): {figure}",
     ]
 
 

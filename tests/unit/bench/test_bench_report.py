@@ -78,7 +78,7 @@ def _paired(ratio: float | None) -> dict[str, Any]:
 
 
 def test_growth_is_judged_on_the_alternately_answered_windows_when_measured() -> None:
-    label = "turn 50 / turn 5 latency (5-turn window medians, answered alternately by two interviews)"
+    label = "turn 50 / turn 5 latency (pairs of interviews answered alternately; median of their ratios)"
     # The sequential sessions drifted (1.7, 1.8); the side-by-side windows decide.
     report = _report(39.0, 21.0, 655.0, 1.7, 1.9, second_growth=1.8)
     report["databases"]["sqlite"]["modes"]["deferred"]["paired_growth"] = _paired(1.42)
@@ -192,11 +192,22 @@ def test_the_cost_of_a_pause_follows_the_machine_speed() -> None:
 
 def test_pooled_rounds_are_named_with_each_pairs_ratio() -> None:
     report = _report(39.0, 21.0, 655.0, 1.3, 1.9)
-    paired = _paired(1.44) | {"rounds": 3, "round_ratios": [1.38, 1.44, 1.51]}
+    paired = _paired(1.43) | {
+        "rounds": 3,
+        "round_ratios": [1.43, 1.41, 1.45],
+        "early_window_median_ms": 56.1,
+        "late_window_median_ms": 91.4,
+        "pooled_late_over_early": 1.63,
+    }
     report["databases"]["sqlite"]["modes"]["deferred"]["paired_growth"] = paired
     report["targets"] = targets(report)
     markdown = render_markdown(report)
-    assert "(×1.44). Pooled over 3 pairs of interviews (ratios per pair: 1.38, 1.44, 1.51)." in markdown
-    # One round (or an older report): no pooling sentence.
+    assert (
+        "×1.43, the median of 3 pairs of interviews answered one after the other (ratios per pair: "
+        "1.43, 1.41, 1.45); their windows pooled read 56.1 → 91.4 ms (×1.63)"
+    ) in markdown
+    # One round (or an older report): the windows' medians and their ratio, no pairs.
     report["databases"]["sqlite"]["modes"]["deferred"]["paired_growth"] = _paired(1.44)
-    assert "Pooled over" not in render_markdown(report)
+    markdown = render_markdown(report)
+    assert "window medians 50.0 → 72.0 ms (×1.44)." in markdown
+    assert "answered one after the other" not in markdown

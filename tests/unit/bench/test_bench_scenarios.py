@@ -133,7 +133,8 @@ def test_rounds_are_pooled_and_each_reported() -> None:
     assert result["round_ratios"] == [4.8, 5.0, 5.2]
     # 15 late samples (46-50, 48-52, 50-54 ms): their median is 50; 15 early ones at 10 ms.
     assert (result["early_window_median_ms"], result["late_window_median_ms"]) == (10.0, 50.0)
-    assert result["late_over_early"] == 5.0
+    assert result["pooled_late_over_early"] == 5.0
+    assert result["late_over_early"] == 5.0  # the median of the rounds' ratios
     assert (result["early_turns"], result["late_turns"]) == ([3, 4, 5, 6, 7], [46, 47, 48, 49, 50])
     # Each round's windows, turn by turn: the third round's old turns took t + 4 ms.
     assert len(result["round_latencies_ms"]) == 3
@@ -141,3 +142,40 @@ def test_rounds_are_pooled_and_each_reported() -> None:
         "early": [[t, 10.0] for t in range(3, 8)],
         "late": [[t, float(t + 4)] for t in range(46, 51)],
     }
+
+
+class _Drifting:
+    """Three pairs of interviews on a host whose speed drifts between pairs: each round's windows
+    (turns 3-7 of the new interview, 46-50 of the old one) take the latencies of a run of
+    2026-12-02, whose rounds read 1.43, 1.41 and 1.45 and whose pooled windows read 1.63."""
+
+    EARLY = ([38.5, 41.6, 45.7, 46.0, 56.1], [43.1, 48.8, 50.9, 59.6, 60.8], [65.6, 68.4, 73.5, 80.9, 89.9])
+    LATE = (
+        [61.2, 61.3, 65.2, 69.0, 101.2],
+        [64.7, 71.1, 71.9, 101.0, 151.8],
+        [91.4, 93.5, 106.8, 108.7, 162.3],
+    )
+
+    def __init__(self) -> None:
+        self.sessions: list[str] = []
+
+    async def create(self, max_turns: int) -> tuple[str, float]:
+        self.sessions.append(f"s{len(self.sessions)}")
+        return self.sessions[-1], 0.0
+
+    async def submit(self, session_id: str, turn: int, text: str) -> TurnSample:
+        index = self.sessions.index(session_id)
+        rnd, new = divmod(index, 2)
+        window, first = (self.EARLY, 3) if new else (self.LATE, 46)
+        at = turn - first
+        ms = window[rnd][at] if 0 <= at < 5 else 1.0
+        return TurnSample(session_id, turn, 0.0, ms / 1000, {}, True, 0, 3, 2)
+
+
+def test_growth_is_the_median_of_the_pairs_ratios_not_of_their_pooled_windows() -> None:
+    result = asyncio.run(paired_growth(_Drifting(), 50, offset=26, rounds=3))  # type: ignore[arg-type]
+    assert result["round_ratios"] == [1.43, 1.41, 1.45]
+    # pooled, the early median is the fast second round's 56.1 ms, the late one the slow third's
+    assert (result["early_window_median_ms"], result["late_window_median_ms"]) == (56.1, 91.4)
+    assert result["pooled_late_over_early"] == 1.63
+    assert result["late_over_early"] == 1.43
