@@ -41,12 +41,36 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
     ),
     "jobs_to_be_done": (
         (
-            rx(r"going wrong", r"fed up", r"problem", r"frustrat", r"start looking", r"made .{0,40}matter"),
+            rx(
+                r"going wrong",
+                r"fed up",
+                r"problem",
+                r"frustrat",
+                r"start looking",
+                r"made .{0,40}matter",
+                r"pushed you away",
+                r"made you think about",
+                r"stop being good enough",
+                r"get in the way",
+            ),
             ("push",),
         ),
-        (rx(r"\bhope", r"let you do", r"pull", r"appeal", r"attract"), ("pull",)),
+        (
+            rx(
+                r"\bhope[ds]?\b",
+                r"hoping for",
+                r"let you do",
+                r"pull",
+                r"appeal",
+                r"attract",
+                r"drew you",
+                r"did you picture",
+            ),
+            ("pull",),
+        ),
         (rx(r"worr", r"almost stopped", r"concern", r"afraid", r"nervous"), ("anxiety",)),
-        (rx(r"old way", r"give up", r"used to", r"routine", r"habit"), ("habit",)),
+        # "what made the old way stop being good enough?" asks what pushed them away from it
+        (rx(r"old way(?! stop)", r"give up", r"used to", r"routine", r"habit"), ("habit",)),
         (rx(r"choose .{0,40} over", r"why did you (?:choose|pick)"), ("hiring_criterion",)),
         (
             rx(
@@ -56,12 +80,21 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
                 r"instead",
                 r"made you stop",
                 r"other options",
+                r"been an option",
             ),
             ("solution", "firing_criterion"),
         ),
         (rx(r"how would you know", r"gone well", r"outcome", r"make possible"), ("desired_outcome", "job")),
         (
-            rx(r"trying to get done", r"progress", r"bigger goal", r"really trying", r"sorted", r"the job"),
+            rx(
+                r"trying to get done",
+                r"progress",
+                r"bigger goal",
+                r"really trying",
+                r"sorted",
+                r"the job",
+                r"what job",
+            ),
             ("job", "desired_outcome", "emotional_social_job"),
         ),
         (rx(r"\bfeel\b", r"seen"), ("emotional_social_job",)),

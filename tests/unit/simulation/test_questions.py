@@ -125,6 +125,35 @@ def test_type_hints(question: str, method: str, hint: str) -> None:
     assert hint in classify(question, method, names_something=True).type_hints
 
 
+def _jtbd_template(family: str, part: str) -> str:
+    """The interviewer's one template of `family` containing `part`, about the station café."""
+    (template,) = [t for t in JTBD_TEMPLATES[family].node if part in t]
+    return template.format(focus="the station café", it="it", was="was", Focus="The station café")
+
+
+@pytest.mark.parametrize(
+    ("family", "part", "hints", "not_hinted"),
+    [
+        ("push", "get in the way", {"push"}, set()),
+        ("pull", "picture", {"pull"}, set()),
+        ("push_pull_solution", "pushed you away", {"push", "pull"}, set()),
+        ("push_pull_solution", "think about a change", {"push"}, set()),
+        ("push_pull_solution", "came into the picture", set(), {"pull"}),
+        ("push_pull_event", "hoping for", {"pull"}, set()),
+        # the old way is named, but what made it stop being good enough is a push, not a habit
+        ("push_pull_event", "stop being good enough", {"push"}, {"habit"}),
+        ("job_of_solution", "What job", {"job"}, set()),
+        ("alternatives", "been an option", {"solution"}, set()),
+    ],
+)
+def test_the_interviewers_switch_questions_are_read_as_the_force_they_ask_for(
+    family: str, part: str, hints: set[str], not_hinted: set[str]
+) -> None:
+    reading = classify(_jtbd_template(family, part), "jobs_to_be_done", names_something=True)
+    assert hints <= set(reading.type_hints)
+    assert not not_hinted & set(reading.type_hints)
+
+
 def test_another_time_is_no_lesson() -> None:
     reading = classify(
         "Did it happen differently the next time you went in?", "critical_incident", names_something=True
