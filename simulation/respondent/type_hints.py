@@ -138,6 +138,7 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
             rx(
                 r"why do you think",
                 r"what made .{0,60}(?:work|difference)",
+                r"made the difference",
                 r"turned out the way",
                 r"in your view",
             ),
@@ -210,10 +211,16 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
                 r"in practice",
                 r"how would you know",
                 r"specific features",
+                r"what would tell you",
             ),
             ("element", "emergent_pole"),
         ),
-        (rx(r"options do you know", r"name", r"examples", r"stopped using", r"dislike"), ("element",)),
+        (
+            rx(
+                r"options do you know", r"name", r"examples", r"another example", r"stopped using", r"dislike"
+            ),
+            ("element",),
+        ),
     ),
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.question.templates.base import Templates
 from services.question.templates.critical_incident import FAMILIES as CIT_TEMPLATES
 from services.question.templates.jobs_to_be_done import FAMILIES as JTBD_TEMPLATES
 from services.question.templates.repertory_grid import FAMILIES as RGT_TEMPLATES
@@ -152,6 +153,22 @@ def test_the_interviewers_switch_questions_are_read_as_the_force_they_ask_for(
     reading = classify(_jtbd_template(family, part), "jobs_to_be_done", names_something=True)
     assert hints <= set(reading.type_hints)
     assert not not_hinted & set(reading.type_hints)
+
+
+@pytest.mark.parametrize(
+    ("templates", "family", "part", "method", "hint"),
+    [
+        (CIT_TEMPLATES, "attribution", "made the difference", "critical_incident", "attribution"),
+        (RGT_TEMPLATES, "pyramid_down", "what would tell you", "repertory_grid", "emergent_pole"),
+        (RGT_TEMPLATES, "elements", "another example", "repertory_grid", "element"),
+    ],
+)
+def test_the_interviewers_questions_hint_at_what_they_ask_for(
+    templates: dict[str, Templates], family: str, part: str, method: str, hint: str
+) -> None:
+    (template,) = [t for t in (*templates[family].node, *templates[family].topic) if part in t]
+    question = template.format(focus="waiting for the letter", topic="streaming services")
+    assert hint in classify(question, method, names_something=True).type_hints
 
 
 def test_another_time_is_no_lesson() -> None:
