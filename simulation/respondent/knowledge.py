@@ -188,6 +188,29 @@ class KnowledgeState:
                 return Step(other, focus, link, None)
         return None
 
+    def alternative(self, focus: HiddenElement, hints: tuple[str, ...]) -> list[Step]:
+        """Another element of `focus`'s own type, for a question that asks for one ("before the hand
+        grinder, what did you use instead, and what made you stop?" asks for another solution):
+        the first one not revealed yet (opening the chain it starts), said with a side element of
+        the question's other hinted types (why it was dropped); once every other one is out, such a
+        side element of one of them. Empty when the scenario holds no other."""
+        rest = hints[1:]
+        others = [e for e in self.scenario.elements if e.node_type == focus.node_type and e.id != focus.id]
+        for other in others:
+            if other.id in self.revealed:
+                continue
+            chain = next(
+                (c for c in self.scenario.chains_with(other.id) if c.elements[0] == other.id),
+                None,
+            )
+            side = self.side(other, rest) if rest else None
+            return [Step(other, None, None, chain), *([side] if side is not None else [])]
+        for other in others:
+            side = self.side(other, rest) if rest else None
+            if side is not None:
+                return [side]
+        return []
+
     def unsaid_link(
         self, focus: HiddenElement, hints: tuple[str, ...], *, onward: bool = False
     ) -> Step | None:

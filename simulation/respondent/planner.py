@@ -14,6 +14,8 @@
              elements named before), else as specific;
 * specific → a side element of a hinted type, else the hinted next level, else how the element
              bears on one told before (a link not said yet), else a detail;
+* ladder or specific asking first for a solution while one is in focus ("what did you use instead
+             of the hand grinder?") → the other solution, with why it was dropped when asked;
 * incident / timeline → a new incident or the next step of the timeline;
 * validate → a confirmation (sometimes extended by the next level); closing → thanks.
 
@@ -38,6 +40,11 @@ from simulation.respondent.phrasing import (
 from simulation.respondent.questions import QuestionKind, QuestionReading
 from simulation.respondent.style import AnswerDraft, Mood
 from simulation.scenarios import HiddenElement
+
+# Node types asked for as an alternative when one of them is in focus: a solution asked for while a
+# solution is in focus is the other one ("what did you use before the hand grinder?"), whereas a
+# consequence asked for while a consequence is in focus is the next rung of a ladder.
+_ALTERNATIVES = frozenset({"solution"})
 
 
 class Planner:
@@ -97,6 +104,16 @@ class Planner:
             if placed:
                 return placed
             kind = QuestionKind.SPECIFIC  # nothing left to place: what it is like, as for a detail
+        if (
+            kind in (QuestionKind.SPECIFIC, QuestionKind.LADDER)
+            and focus is not None
+            and focus.node_type in _ALTERNATIVES
+            and hints[:1] == (focus.node_type,)
+        ):
+            # asked for another of what is in focus ("what did you use instead of X?"), not its next level
+            other = state.alternative(focus, hints)
+            if other:
+                return other
         if kind is QuestionKind.SPECIFIC and focus is not None and anchor is not None:
             side = state.side(focus, hints) or (state.side(anchor, hints) if hints else None)
             if side is not None:

@@ -190,3 +190,24 @@ def test_a_conflict_is_said_when_asked_for_not_as_what_an_element_gives(
     assert state.unsaid_link(sound, ()) is None
     step = state.unsaid_link(sound, (price.node_type,))
     assert step is not None and step.link is not None and step.link.edge_type == "conflicts_with"
+
+
+def test_a_question_for_another_solution_is_answered_with_the_one_dropped_and_why(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_instant_to_grinder")
+    state = _state(scenario, lemmatizer)
+    grinder = scenario.element("sol_grinder")
+    state.mark([Step(grinder)], 1)
+    # "before the hand grinder, what did you use instead, and what made you stop?"
+    steps = state.alternative(grinder, ("solution", "firing_criterion"))
+    assert [s.element.id for s in steps] == ["sol_instant", "f_bitter"]
+    assert steps[0].chain is not None and steps[0].chain.id == "instant"  # it opens the chain it starts
+    assert steps[1].link is not None and steps[1].link.id == "sol_instant->f_bitter"
+    state.mark(steps, 2)
+    # asked again once instant and why it was dropped are out: nothing else of the kind is left
+    assert state.alternative(grinder, ("solution", "firing_criterion")) == []
+    # without the second hint, only the other solution is said
+    fresh = _state(scenario, lemmatizer)
+    fresh.mark([Step(grinder)], 1)
+    assert [s.element.id for s in fresh.alternative(grinder, ("solution",))] == ["sol_instant"]

@@ -493,3 +493,21 @@ def test_asked_about_an_element_whose_neighbour_is_told_the_respondent_says_how_
     # asked again, the link is said: the next answer about it brings nothing of the kind
     r.respond("Why does spending too much on coffee matter to you?", 7)
     assert "p_spending->o_spend_less" not in r.log[-1].revealed_links
+
+
+def test_asked_what_came_before_a_solution_the_respondent_names_the_old_one(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(
+        personas.get("baseline_cooperative"),
+        scenarios.get("coffee_jtbd_instant_to_grinder"),
+        seed=0,
+        lemmatizer=lemmatizer,
+    )
+    r.state.mark([Step(r.scenario.element("sol_grinder"))], 1)
+    r.respond("Before the hand grinder, what did you use instead, and what made you stop?", 2)
+    turn = r.log[-1]
+    assert turn.focus_element == "sol_grinder"
+    # the solution dropped and why, not what sold them on the grinder (its next level)
+    assert turn.revealed_elements == ["sol_instant", "f_bitter"]
+    assert "hc_no_capsules" not in turn.revealed_elements
