@@ -211,6 +211,17 @@ class KnowledgeState:
                 return [side]
         return []
 
+    def side_of_alternative(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:
+        """An unrevealed element of a hinted type beside another element of `focus`'s own type:
+        asked what worried them about changing when the old solution is in focus, a person names
+        the worry that held back the new one."""
+        for other in self.scenario.elements:
+            if other.node_type == focus.node_type and other.id != focus.id:
+                side = self.side(other, hints)
+                if side is not None:
+                    return side
+        return None
+
     def unsaid_link(
         self, focus: HiddenElement, hints: tuple[str, ...], *, onward: bool = False
     ) -> Step | None:

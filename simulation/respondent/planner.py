@@ -154,6 +154,10 @@ class Planner:
             if side is None:
                 # asked what X leads to when that is told already: the link, said again with it
                 side = state.unsaid_link(focus, hints, onward=True)
+            if side is None and hints and focus.node_type in _ALTERNATIVES:
+                # "thinking of the café, what worried you about changing?": the worry about the switch
+                # held back the other solution, the one switched to
+                side = state.side_of_alternative(focus, hints)
             if side is not None:
                 return [side]
             towards = state.path_to_hint(anchor, hints)

@@ -211,3 +211,19 @@ def test_a_question_for_another_solution_is_answered_with_the_one_dropped_and_wh
     fresh = _state(scenario, lemmatizer)
     fresh.mark([Step(grinder)], 1)
     assert [s.element.id for s in fresh.alternative(grinder, ("solution",))] == ["sol_instant"]
+
+
+def test_a_side_of_another_solution_is_of_the_hinted_type_and_not_said_yet(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("coffee_jtbd_cafe_to_capsule")
+    state = _state(scenario, lemmatizer)
+    cafe = scenario.element("sol_cafe")
+    side = state.side_of_alternative(cafe, ("habit",))
+    assert side is not None and (side.element.id, side.source) == (
+        "hab_barista",
+        scenario.element("sol_capsule"),
+    )
+    state.mark([side], 1)
+    assert state.side_of_alternative(cafe, ("habit",)) is None  # the one habit is out
+    assert state.side_of_alternative(cafe, ("job",)) is None  # no job hangs off the capsule machine

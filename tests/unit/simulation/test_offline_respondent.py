@@ -511,3 +511,21 @@ def test_asked_what_came_before_a_solution_the_respondent_names_the_old_one(
     # the solution dropped and why, not what sold them on the grinder (its next level)
     assert turn.revealed_elements == ["sol_instant", "f_bitter"]
     assert "hc_no_capsules" not in turn.revealed_elements
+
+
+def test_asked_what_worried_them_about_leaving_the_old_solution_they_name_the_worry_about_the_new(
+    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(
+        personas.get("baseline_cooperative"),
+        scenarios.get("coffee_jtbd_cafe_to_capsule"),
+        seed=0,
+        lemmatizer=lemmatizer,
+    )
+    r.state.mark([Step(r.scenario.element("sol_capsule")), Step(r.scenario.element("sol_cafe"))], 1)
+    r.respond("Thinking of the station café, what worried you about changing?", 2)
+    turn = r.log[-1]
+    assert turn.focus_element == "sol_cafe"
+    # the café holds back nothing; the worry about the switch held back the capsule machine
+    assert turn.revealed_elements == ["anx_cost"]
+    assert turn.revealed_links == ["anx_cost->sol_capsule"]
