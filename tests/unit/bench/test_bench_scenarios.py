@@ -144,7 +144,7 @@ def test_rounds_are_pooled_and_each_reported() -> None:
     }
 
 
-class _Drifting:
+class _Drifting(_Rounds):
     """Three pairs of interviews on a host whose speed drifts between pairs: each round's windows
     (turns 3-7 of the new interview, 46-50 of the old one) take the latencies of a run of
     2026-12-02, whose rounds read 1.43, 1.41 and 1.45 and whose pooled windows read 1.63."""
@@ -155,13 +155,6 @@ class _Drifting:
         [64.7, 71.1, 71.9, 101.0, 151.8],
         [91.4, 93.5, 106.8, 108.7, 162.3],
     )
-
-    def __init__(self) -> None:
-        self.sessions: list[str] = []
-
-    async def create(self, max_turns: int) -> tuple[str, float]:
-        self.sessions.append(f"s{len(self.sessions)}")
-        return self.sessions[-1], 0.0
 
     async def submit(self, session_id: str, turn: int, text: str) -> TurnSample:
         index = self.sessions.index(session_id)

@@ -7,6 +7,8 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from simulation.personas import Persona, PersonaRegistry
 from simulation.respondent.knowledge import Step
 from simulation.respondent.offline import OfflineRespondent
@@ -495,37 +497,45 @@ def test_asked_about_an_element_whose_neighbour_is_told_the_respondent_says_how_
     assert "p_spending->o_spend_less" not in r.log[-1].revealed_links
 
 
-def test_asked_what_came_before_a_solution_the_respondent_names_the_old_one(
-    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+@pytest.mark.parametrize(
+    ("scenario_id", "said", "question", "focus", "revealed", "links"),
+    [
+        # the solution dropped and why, not what sold them on the grinder (its next level)
+        (
+            "coffee_jtbd_instant_to_grinder",
+            ["sol_grinder"],
+            "Before the hand grinder, what did you use instead, and what made you stop?",
+            "sol_grinder",
+            ["sol_instant", "f_bitter"],
+            ["sol_instant->f_bitter"],
+        ),
+        # the café holds back nothing; the worry about the switch held back the capsule machine
+        (
+            "coffee_jtbd_cafe_to_capsule",
+            ["sol_capsule", "sol_cafe"],
+            "Thinking of the station café, what worried you about changing?",
+            "sol_cafe",
+            ["anx_cost"],
+            ["anx_cost->sol_capsule"],
+        ),
+    ],
+)
+def test_asked_about_the_old_or_the_new_solution_the_respondent_answers_from_the_other(
+    personas: PersonaRegistry,
+    scenarios: ScenarioRegistry,
+    lemmatizer: Lemmatizer,
+    scenario_id: str,
+    said: list[str],
+    question: str,
+    focus: str,
+    revealed: list[str],
+    links: list[str],
 ) -> None:
     r = OfflineRespondent(
-        personas.get("baseline_cooperative"),
-        scenarios.get("coffee_jtbd_instant_to_grinder"),
-        seed=0,
-        lemmatizer=lemmatizer,
+        personas.get("baseline_cooperative"), scenarios.get(scenario_id), seed=0, lemmatizer=lemmatizer
     )
-    r.state.mark([Step(r.scenario.element("sol_grinder"))], 1)
-    r.respond("Before the hand grinder, what did you use instead, and what made you stop?", 2)
+    r.state.mark([Step(r.scenario.element(e)) for e in said], 1)
+    r.respond(question, 2)
     turn = r.log[-1]
-    assert turn.focus_element == "sol_grinder"
-    # the solution dropped and why, not what sold them on the grinder (its next level)
-    assert turn.revealed_elements == ["sol_instant", "f_bitter"]
-    assert "hc_no_capsules" not in turn.revealed_elements
-
-
-def test_asked_what_worried_them_about_leaving_the_old_solution_they_name_the_worry_about_the_new(
-    personas: PersonaRegistry, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
-) -> None:
-    r = OfflineRespondent(
-        personas.get("baseline_cooperative"),
-        scenarios.get("coffee_jtbd_cafe_to_capsule"),
-        seed=0,
-        lemmatizer=lemmatizer,
-    )
-    r.state.mark([Step(r.scenario.element("sol_capsule")), Step(r.scenario.element("sol_cafe"))], 1)
-    r.respond("Thinking of the station café, what worried you about changing?", 2)
-    turn = r.log[-1]
-    assert turn.focus_element == "sol_cafe"
-    # the café holds back nothing; the worry about the switch held back the capsule machine
-    assert turn.revealed_elements == ["anx_cost"]
-    assert turn.revealed_links == ["anx_cost->sol_capsule"]
+    assert turn.focus_element == focus
+    assert (turn.revealed_elements, turn.revealed_links) == (revealed, links)
