@@ -104,8 +104,9 @@ class KnowledgeState:
             for i, toks in enumerate(self._tokens[el.id]):
                 shared = math.fsum(self._idf.get(t, 0.0) for t in words & toks)
                 whole = math.fsum(self._idf.get(t, 0.0) for t in toks)
-                if (shared, shared / whole if whole else 0.0) > (score, named):
-                    score, named, at = shared, shared / whole if whole else 0.0, i
+                share = shared / whole if whole else 0.0
+                if (shared, share) > (score, named):
+                    score, named, at = shared, share, i
             # ties go to the most recently said element (what the interviewer most likely picked up)
             if score > 0:
                 scored.append(_Candidate(el, (score, named, said), at))
@@ -188,6 +189,10 @@ class KnowledgeState:
                 return Step(other, focus, link, None)
         return None
 
+    def _others_of_type(self, focus: HiddenElement) -> list[HiddenElement]:
+        """The scenario's other elements of `focus`'s node type, in file order."""
+        return [e for e in self.scenario.elements if e.node_type == focus.node_type and e.id != focus.id]
+
     def alternative(self, focus: HiddenElement, hints: tuple[str, ...]) -> list[Step]:
         """Another element of `focus`'s own type, for a question that asks for one ("before the hand
         grinder, what did you use instead, and what made you stop?" asks for another solution):
@@ -195,8 +200,7 @@ class KnowledgeState:
         the question's other hinted types (why it was dropped); once every other one is out, such a
         side element of one of them. Empty when the scenario holds no other."""
         rest = hints[1:]
-        others = [e for e in self.scenario.elements if e.node_type == focus.node_type and e.id != focus.id]
-        for other in others:
+        for other in self._others_of_type(focus):
             if other.id in self.revealed:
                 continue
             chain = next(
@@ -205,21 +209,17 @@ class KnowledgeState:
             )
             side = self.side(other, rest) if rest else None
             return [Step(other, None, None, chain), *([side] if side is not None else [])]
-        for other in others:
-            side = self.side(other, rest) if rest else None
-            if side is not None:
-                return [side]
-        return []
+        side = self.side_of_alternative(focus, rest) if rest else None
+        return [side] if side is not None else []
 
     def side_of_alternative(self, focus: HiddenElement, hints: tuple[str, ...]) -> Step | None:
         """An unrevealed element of a hinted type beside another element of `focus`'s own type:
         asked what worried them about changing when the old solution is in focus, a person names
         the worry that held back the new one."""
-        for other in self.scenario.elements:
-            if other.node_type == focus.node_type and other.id != focus.id:
-                side = self.side(other, hints)
-                if side is not None:
-                    return side
+        for other in self._others_of_type(focus):
+            side = self.side(other, hints)
+            if side is not None:
+                return side
         return None
 
     def unsaid_link(
