@@ -149,6 +149,18 @@ def test_repertory_grid_focuses_poles_and_constructs_only(methodologies: Methodo
         assert s.focus_node_types and "element" not in s.focus_node_types, s.name
 
 
+def test_repertory_grid_asks_for_the_opposite_of_an_emergent_pole_only(
+    methodologies: MethodologyRegistry,
+) -> None:
+    # an implicit pole is an opposite already told: asked for its opposite, a respondent says the
+    # emergent pole again (and its incoming contrast edge made `has_outgoing.false` pick it first)
+    cfg = methodologies.get("repertory_grid")
+    strategy = cfg.strategy("elicit_opposite_pole")
+    assert strategy is not None
+    assert "emergent_pole" in strategy.focus_node_types
+    assert "implicit_pole" not in strategy.focus_node_types
+
+
 @pytest.mark.parametrize(
     ("name", "strategy", "kept", "dropped"),
     [
