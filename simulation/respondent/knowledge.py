@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -18,6 +19,9 @@ from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
 # Relations beside a ladder rather than up it: said when a question asks for them (a hint), never as
 # the answer to "what does X give you?"
 _SIDEWAYS = frozenset({"contrasts_with", "conflicts_with"})
+
+# Where one item of a question's list ends and the next begins.
+_ITEMS = re.compile(r"[,.;:?!]|\band\b|\bor\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -31,8 +35,9 @@ class Step:
 
 
 @dataclass(frozen=True)
-class _Candidate:
-    """An element a question names: (score, share named, turn said) and its best phrasing's index."""
+class Naming:
+    """An element a question names: (score, share named, turn said) and its best text's index in
+    `element.texts` (0: the label)."""
 
     element: HiddenElement
     key: tuple[float, float, int]
@@ -82,7 +87,23 @@ class KnowledgeState:
     # ------------------------------------------------------------------ matching
 
     def match(self, question: str, *, revealed_only: bool = True) -> HiddenElement | None:
-        """The element the question names best (idf-weighted shared lemmas), or None.
+        """The element the question names best (idf-weighted shared lemmas), or None (see `named`)."""
+        named = self.named(question, revealed_only=revealed_only)
+        return named.element if named is not None else None
+
+    @staticmethod
+    def voiced(named: Naming) -> HiddenElement:
+        """The element a question names, speaking only in the phrasing the question took up: a
+        person asked about "ads every ten minutes" says "ads every ten minutes" again, not "constant
+        adverts", so the answer bears on the interviewer's node rather than on a twin of it that the
+        graph holds apart. Named by a label that is none of its phrasings, the element keeps them all."""
+        text = named.element.texts[named.phrasing]
+        if text not in named.element.phrasings:
+            return named.element
+        return named.element.model_copy(update={"phrasings": (text,)})
+
+    def named(self, question: str, *, revealed_only: bool = True) -> Naming | None:
+        """The element the question names best (idf-weighted shared lemmas), with its phrasing, or None.
 
         With `revealed_only`, only what the respondent has said is a candidate: revealed, or named
         in passing ("I saw a colleague's capsule machine" names the machine, which the interviewer
@@ -93,7 +114,7 @@ class KnowledgeState:
         flask?" asks about the thermos, not about "I ordered a good thermos flask", while "around
         the time of ordering the thermos" names the whole event and asks about it."""
         words = self.lemmas.content(question, QUESTION_WORDS)
-        scored: list[_Candidate] = []
+        scored: list[Naming] = []
         for el in self.scenario.elements:
             said = self.revealed.get(el.id, self.mentioned.get(el.id, -1))
             if revealed_only and said < 0:
@@ -109,7 +130,7 @@ class KnowledgeState:
                     score, named, at = shared, share, i
             # ties go to the most recently said element (what the interviewer most likely picked up)
             if score > 0:
-                scored.append(_Candidate(el, (score, named, said), at))
+                scored.append(Naming(el, (score, named, said), at))
         if not scored:
             return None
         best = max(scored, key=lambda c: c.key)
@@ -124,8 +145,31 @@ class KnowledgeState:
                 and _names_the_thing(event, asked, self._tokens[c.element.id][c.phrasing])
             ]
             if things:
-                return max(things, key=lambda c: (c.key[0], c.key[2])).element
-        return best.element
+                return max(things, key=lambda c: (c.key[0], c.key[2]))
+        return best
+
+    def told_in(self, question: str) -> list[HiddenElement]:
+        """Told elements a question names one by one, in the order it names them: the items of a
+        summary ("You've mentioned A, B and C. How do these connect for you?"), each matched on its
+        own (`named`) and kept when the item names most of one of the element's texts."""
+        told: list[HiddenElement] = []
+        for item in _ITEMS.split(question):
+            named = self.named(item) if item.strip() else None
+            if named is not None and named.key[1] >= 0.5 and named.element not in told:
+                told.append(named.element)
+        return told
+
+    def link_among(self, elements: list[HiddenElement]) -> Step | None:
+        """A link not said yet between two of `elements` (told ones), as its source would say it;
+        a placement on a construct is a rating's business, not a summary's."""
+        ids = {e.id for e in elements}
+        for link in self.scenario.links:
+            if link.source in ids and link.target in ids and link.id not in self.revealed_links:
+                if link.edge_type == "placed_at":
+                    continue
+                source, target = self.scenario.element(link.source), self.scenario.element(link.target)
+                return Step(target, source, link, self.scenario.chain_holding(source.id, target.id))
+        return None
 
     def named_in(self, question: str) -> set[str]:
         """Elements whose whole label (content lemmas) occurs in `question`, said or not."""

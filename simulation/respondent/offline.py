@@ -16,6 +16,7 @@ scenario), so the same questions always get the same answers.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from shared.llm.base import LLMUsage
 from simulation.personas import Persona
@@ -66,15 +67,18 @@ class OfflineRespondent:
     def respond(self, question: str, turn: int) -> str:
         """Synchronous core of `answer`: read, plan, shape, record."""
         mood = mood_at(self.persona, turn)
-        named = self.state.match(question)
+        naming = self.state.named(question)
+        named = naming.element if naming is not None else None
         reading = classify(question, self.scenario.methodology, names_something=named is not None)
-        focus = named or self.state.current
-        named_any = self.state.named_in(question) | ({named.id} if named else set())
+        # the focus, as the question named it, is said again in the question's own words
+        focus = self.state.voiced(naming) if naming is not None else self.state.current
+        told = self.state.told_in(question)
+        named_any = self.state.named_in(question) | {e.id for e in told} | ({named.id} if named else set())
         draft = AnswerDraft()
-        steps = self._respond(reading, focus, named_any, mood, draft)
+        steps = self._respond(reading, focus, named_any, mood, draft, told)
         new_elements, new_links = self.state.mark(steps, turn)
         if not steps and focus is not None:
-            self.state.current = focus
+            self.state.current = self.scenario.element(focus.id)
         text = render(draft, self.persona, mood, self.rng)
         mentioned = self.state.mention(text, turn)
         self.log.append(
@@ -100,6 +104,7 @@ class OfflineRespondent:
         named_any: set[str],
         mood: Mood,
         draft: AnswerDraft,
+        told: list[HiddenElement],
     ) -> list[Step]:
         persona, rng = self.persona, self.rng
         scepticism = persona.scepticism
@@ -115,7 +120,7 @@ class OfflineRespondent:
             draft.add(rng.choice(persona.deflection.phrases), hedgeable=False)
             draft.note("deflect")
             return []
-        steps = self.planner.plan(reading, focus, named_any, mood, draft)
+        steps = self.planner.plan(reading, focus, named_any, mood, draft, told)
         self._write(steps, focus, mood, draft)
         if steps and steps[0].chain is not None and self.planner.fixation is None:
             self.planner.fixation = self.scenario.element(steps[0].chain.elements[0])
@@ -126,6 +131,12 @@ class OfflineRespondent:
     def _write(self, steps: list[Step], focus: HiddenElement | None, mood: Mood, draft: AnswerDraft) -> None:
         rng, method = self.rng, self.scenario.methodology
         previous: Sentence | None = None
+        if focus is not None:
+            # a step from the focus speaks of it as the question did (`KnowledgeState.voiced`)
+            steps = [
+                replace(s, source=focus) if s.source is not None and s.source.id == focus.id else s
+                for s in steps
+            ]
         for i, step in enumerate(steps):
             follows = i > 0 and step.source is not None and step.source.id == steps[i - 1].element.id
             if step.source is None or step.link is None:

@@ -14,6 +14,10 @@
              elements named before), else as specific;
 * specific → a side element of a hinted type, else the hinted next level, else how the element
              bears on one told before (a link not said yet), else a detail;
+* ladder naming several told elements (a summary: "You've mentioned A, B and C. How do these
+             connect for you?") → a link between two of them not said yet when it asks how they
+             connect; else, if the best-named one is at the top of its ladder, the next level of
+             another one named;
 * ladder or specific asking first for a solution while one is in focus ("what did you use instead
              of the hand grinder?") → the other solution, with why it was dropped when asked;
 * incident / timeline → a new incident or the next step of the timeline;
@@ -26,6 +30,7 @@ that side element hangs off.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from simulation.personas import Persona
 from simulation.respondent.knowledge import KnowledgeState, Step
@@ -64,8 +69,10 @@ class Planner:
         named_any: set[str],
         mood: Mood,
         draft: AnswerDraft,
+        told: Sequence[HiddenElement] = (),
     ) -> list[Step]:
-        """Steps to reveal for `reading` about `focus` (`named_any`: element ids the question names)."""
+        """Steps to reveal for `reading` about `focus` (`named_any`: element ids the question names;
+        `told`: the told elements it names one by one, as a summary does)."""
         state, rng, hints = self.state, self.rng, reading.type_hints
         kind = reading.kind
         anchor = state.anchor_of(focus) if focus is not None else None
@@ -130,6 +137,20 @@ class Planner:
             draft.add(detail_sentence(focus, rng) or restate_sentence(focus, rng))
             return []
         if kind is QuestionKind.LADDER and focus is not None and anchor is not None:
+            if len(told) > 1:
+                # a summary names several things told ("You've mentioned A, B and C. How do these
+                # connect for you?"): how two of them bear on each other when that is asked, else the
+                # one with more to say; only once none has, a link between them (or the top of it)
+                link = state.link_among(list(told)) if reading.relates else None
+                if link is not None:
+                    return [link]
+                if not state.ladder(anchor, hints, 1):
+                    more = next((e for e in told if state.ladder(state.anchor_of(e), hints, 1)), None)
+                    link = state.link_among(list(told)) if more is None else None
+                    if link is not None:
+                        return [link]
+                    if more is not None:
+                        focus, anchor = more, state.anchor_of(more)
             return self._ladder(reading, focus, anchor, mood, draft)
         return self._explore(hints, named_any, draft)
 

@@ -11,7 +11,8 @@ validate   "If I've understood you, ... How well does that       confirm, restat
 incident   "Think of one particular time when ..."               open a new incident/timeline
 timeline   "What happened next?" / "When did you first ..."      next step of the timeline
 specific   "What do you mean by X?" / "Who was involved?"        detail of X, or a side element
-explore    "What else do you look for?"                          open a new chain
+explore    "What else do you look for?" / "Of A, B and C,        open a new chain (a triad:
+           which two are alike, and why not the third?"          both poles of a construct)
 ladder     "Why is X important to you?" / "What does X give      the next level of X's chain
            you?" / "Imagine X weren't there ..."
 =========  ====================================================  ==============================
@@ -47,6 +48,20 @@ class QuestionKind(StrEnum):
 
 # Methods whose scenarios place elements on constructs (a rating question is read as such only there).
 RATING_METHODS = frozenset({"repertory_grid"})
+
+# Words of a triad ("of A, B and C, which two are alike, and why not the third?"): it asks for a new
+# construct, both poles of it, whichever elements it names and whatever "why" it ends with; read as a
+# ladder of the element named, it got "that's just what matters to me" (43 of 80 triads that named an
+# element, 2026-12-02).
+_TRIAD_WORDS = (
+    r"two of (?:them|these|those) (?:are )?alike",
+    r"which two\b",
+    r"\bthe third\b",
+    r"odd one out",
+    r"stands apart",
+    r"belong together",
+)
+_TRIAD = _rx(*_TRIAD_WORDS)
 
 # Words of a rating question ("where would each option fall on …"); outside RATING_METHODS they ask
 # for specifics.
@@ -196,10 +211,7 @@ _KIND_PATTERNS: tuple[tuple[QuestionKind, re.Pattern[str]], ...] = (
             r"other examples",
             r"another example",
             r"what other",
-            r"two of (?:them|these) (?:are )?alike",
-            r"odd one out",
-            r"stands apart",
-            r"belong together",
+            *_TRIAD_WORDS,
             r"what features",
             r"notice or look for",
             r"what did you pay attention",
@@ -245,6 +257,14 @@ _LADDER_HINT = _rx(
 )
 
 
+# How the things a question names bear on each other.
+_RELATES = _rx(
+    r"how do (?:these|they|those) (?:connect|relate|fit together|go together|link)",
+    r"connect(?:ed)? (?:to|with) each other",
+    r"how (?:are|is) .{0,80} (?:connected|related|linked)",
+)
+
+
 @dataclass(frozen=True)
 class QuestionReading:
     """The classification of one question."""
@@ -252,6 +272,8 @@ class QuestionReading:
     kind: QuestionKind
     type_hints: tuple[str, ...]
     probes: bool  # the question asks why/what-for about something (counts as a probe of the focus)
+    # the question asks how the things it names bear on each other ("how do these connect for you?")
+    relates: bool = False
 
 
 def classify(question: str, methodology: str, *, names_something: bool) -> QuestionReading:
@@ -270,6 +292,7 @@ def classify(question: str, methodology: str, *, names_something: bool) -> Quest
         kind is QuestionKind.EXPLORE
         and ladderish
         and names_something
+        and not _TRIAD.search(text)
         and not re.search(
             r"\bwhat else\b|\bbesides\b|\bapart from\b|\balongside\b|\bwhat other\b|\bsetting\b",
             text,
@@ -280,5 +303,8 @@ def classify(question: str, methodology: str, *, names_something: bool) -> Quest
     if kind is None:
         kind = QuestionKind.LADDER if (ladderish or names_something) else QuestionKind.EXPLORE
     return QuestionReading(
-        kind=kind, type_hints=type_hints(text, methodology), probes=kind is QuestionKind.LADDER or ladderish
+        kind=kind,
+        type_hints=type_hints(text, methodology),
+        probes=kind is QuestionKind.LADDER or ladderish,
+        relates=bool(_RELATES.search(text)),
     )

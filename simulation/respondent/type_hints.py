@@ -184,6 +184,12 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
         (rx(r"next", r"before", r"begin", r"start", r"after"), ("stage",)),
     ),
     "repertory_grid": (
+        # a triad first: "which two belong together, and how is the third one different?" asks for
+        # both poles, the emergent one first (the opposite alone asks for the implicit pole)
+        (
+            rx(r"alike", r"belong together", r"odd one out", r"stands apart", r"two of"),
+            ("emergent_pole", "implicit_pole"),
+        ),
         (
             rx(
                 r"opposite",
@@ -194,10 +200,6 @@ TYPE_HINTS: dict[str, tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]] = {
                 r"third one differ",
             ),
             ("implicit_pole",),
-        ),
-        (
-            rx(r"alike", r"belong together", r"odd one out", r"stands apart", r"two of"),
-            ("emergent_pole", "implicit_pole"),
         ),
         (
             rx(r"prefer", r"why", r"matter", r"give you", r"important"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 from collections.abc import Sequence
@@ -539,3 +540,56 @@ def test_asked_about_the_old_or_the_new_solution_the_respondent_answers_from_the
     turn = r.log[-1]
     assert turn.focus_element == focus
     assert (turn.revealed_elements, turn.revealed_links) == (revealed, links)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_element_asked_about_in_one_of_its_phrasings_is_said_again_in_it(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer, seed: int
+) -> None:
+    # the interviewer's node holds the words it was asked in; an answer in other words of the same
+    # element bore on a twin node and left the asked one without its opposite
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    for pole in (e for e in scenario.elements if e.node_type.endswith("_pole")):
+        for phrasing in pole.phrasings:
+            r = OfflineRespondent(plain_persona, scenario, seed=seed, lemmatizer=lemmatizer)
+            r.state.revealed[pole.id] = 0
+            answer = r.respond(f"What is the opposite of {phrasing}, in your own words?", 1)
+            assert r.log[-1].focus_element == pole.id
+            assert phrasing.lower() in answer.lower(), (phrasing, answer)
+            others = [p for p in pole.phrasings if p != phrasing and p.lower() not in phrasing.lower()]
+            assert not any(p.lower() in answer.lower() for p in others), (phrasing, answer)
+
+
+def _told(r: OfflineRespondent, *ids: str, links: Sequence[str] = ()) -> None:
+    """Mark elements (and links) as told, as earlier turns would have."""
+    for ident in ids:
+        r.state.revealed[ident] = 0
+    for link in links:
+        r.state.revealed_links[link] = 0
+
+
+def test_asked_how_the_things_of_a_summary_connect_the_respondent_says_how_two_of_them_bear(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    noise = ["a_noise_cancelling", "fc_focus_train", "pc_less_stressed", "tv_peace_of_mind"]
+    _told(r, *noise, "a_price", links=[f"{a}->{b}" for a, b in itertools.pairwise(noise)])
+    said = [scenario.element(e).phrasings[0] for e in ("a_noise_cancelling", "a_price", "tv_peace_of_mind")]
+    r.respond(f"You've mentioned {said[0]}, {said[1]} and {said[2]}. How do these connect for you?", 1)
+    # the one link between them not said yet: the noise cancelling is at odds with the price
+    assert r.log[-1].revealed_links == ["a_noise_cancelling->a_price"]
+
+
+def test_asked_which_of_a_summary_matters_most_the_respondent_takes_the_one_with_more_to_say(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    noise = ["a_noise_cancelling", "fc_focus_train", "pc_less_stressed", "tv_peace_of_mind"]
+    _told(r, *noise, "a_price", links=[f"{a}->{b}" for a, b in itertools.pairwise(noise)])
+    top, price = (scenario.element(e).phrasings[0] for e in ("tv_peace_of_mind", "a_price"))
+    r.respond(f"Looking back at {price} and {top}, which of these matters most to you, and why?", 1)
+    # the question is about the top of a finished ladder; the price's ladder goes on
+    assert r.log[-1].focus_element == "tv_peace_of_mind"
+    assert r.log[-1].revealed_elements[:1] == ["fc_saves_money"]

@@ -228,3 +228,31 @@ def test_every_wording_of_the_opposite_pole_question_reads_alike() -> None:
     assert len(wordings) >= 5 and len(readings) == 1, readings
     (reading,) = readings
     assert reading.kind is QuestionKind.LADDER and "implicit_pole" in reading.type_hints
+
+
+def _triad_questions() -> list[str]:
+    family = RGT_TEMPLATES["triad"]
+    values = {"a": "Netflix", "b": "YouTube", "c": "Disney+", "focus": "Netflix", "kind": "streaming service"}
+    return [t.format(**values) for t in (*family.node, *family.summary)]
+
+
+@pytest.mark.parametrize("question", _triad_questions())
+@pytest.mark.parametrize("names", [True, False])
+def test_every_triad_asks_for_a_new_construct(question: str, names: bool) -> None:
+    """A triad asks for a construct, both poles, also when it names the elements and asks "why"."""
+    reading = classify(question, "repertory_grid", names_something=names)
+    assert reading.kind is QuestionKind.EXPLORE, question
+    assert reading.type_hints[:2] == ("emergent_pole", "implicit_pole"), (question, reading.type_hints)
+
+
+@pytest.mark.parametrize(
+    ("question", "relates"),
+    [
+        ("You've mentioned battery life, comfort and peace of mind. How do these connect for you?", True),
+        ("How are the price and the noise cancelling related for you?", True),
+        ("Looking back at battery life and comfort, which of these matters most to you, and why?", False),
+        ("Why is battery life important to you?", False),
+    ],
+)
+def test_a_question_about_how_things_connect_is_told_apart(question: str, relates: bool) -> None:
+    assert classify(question, "means_end_chain", names_something=True).relates is relates
