@@ -20,6 +20,11 @@ from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
 # the answer to "what does X give you?"
 _SIDEWAYS = frozenset({"contrasts_with", "conflicts_with"})
 
+# Links a new thread may open with, from something told (see `KnowledgeState._cause_told`).
+# A placement is a rating's business: a triad answered "I'd put Netflix firmly on the 'lots of
+# original shows' side. The opposite would be …" lost more links in the graph than it told.
+_OPENING = frozenset({"leads_to", "precedes", "gives_rise_to"})
+
 # Where one item of a question's list ends and the next begins.
 _ITEMS = re.compile(r"[,.;:?!]|\band\b|\bor\b", re.IGNORECASE)
 
@@ -169,6 +174,21 @@ class KnowledgeState:
                     continue
                 source, target = self.scenario.element(link.source), self.scenario.element(link.target)
                 return Step(target, source, link, self.scenario.chain_holding(source.id, target.id))
+        return None
+
+    def contrast_told(self) -> Step | None:
+        """A contrast not said yet between two told elements (two incidents that went opposite
+        ways), said from its source."""
+        said = self.said()
+        for link in self.scenario.links:
+            if (
+                link.edge_type.startswith("contrast")
+                and link.source in said
+                and link.target in said
+                and link.id not in self.revealed_links
+            ):
+                source, target = self.scenario.element(link.source), self.scenario.element(link.target)
+                return Step(target, source, link, None)
         return None
 
     def named_in(self, question: str) -> set[str]:
@@ -479,7 +499,10 @@ class KnowledgeState:
         for ident in chain.elements[start : start + 2]:
             el = self.scenario.element(ident)
             link = self.scenario.link_between(prev.id, ident) if prev is not None else None
-            steps.append(Step(el, prev if link else None, link, chain))
+            if prev is None:
+                link = self._cause_told(ident)
+            source = self.scenario.element(link.source) if link is not None else None
+            steps.append(Step(el, source, link, chain))
             prev = el
         if (
             len(steps) == 2
@@ -488,6 +511,22 @@ class KnowledgeState:
         ):
             return steps
         return steps[:1]
+
+    def _cause_told(self, ident: str) -> HiddenLink | None:
+        """A link not said yet into `ident` from something told: a person opening a new thread says
+        where it came from when that is out already ("after I saw the machine at a colleague's
+        desk, I wanted really fresh coffee"). Only links that read forward as a cause or a sequence;
+        a sideways relation, a placement or a worry holding something back is no way to open a point."""
+        said = self.said()
+        for link in self.scenario.links:
+            if (
+                link.target == ident
+                and link.source in said
+                and link.edge_type in _OPENING
+                and link.id not in self.revealed_links
+            ):
+                return link
+        return None
 
     # ------------------------------------------------------------------ bookkeeping
 

@@ -20,7 +20,8 @@
              another one named;
 * ladder or specific asking first for a solution while one is in focus ("what did you use instead
              of the hand grinder?") → the other solution, with why it was dropped when asked;
-* incident / timeline → a new incident or the next step of the timeline;
+* incident / timeline → a new incident or the next step of the timeline; asked for a contrasting
+             incident when every one is told, how two told ones differ (a contrast not said yet);
 * validate → a confirmation (sometimes extended by the next level); closing → thanks.
 
 A question about a side element (an actor, an implicit pole) navigates from the chain element
@@ -98,6 +99,11 @@ class Planner:
         if kind is QuestionKind.INCIDENT:
             chain = state.new_chain(("incident", "timeline", "journey"), hints)
             if chain is None:
+                # asked for a time that went the other way when every one is told: how two told ones
+                # differ ("it was very different from the time when …")
+                contrast = state.contrast_told() if reading.contrasts else None
+                if contrast is not None:
+                    return [contrast]
                 draft.add(nothing_new_sentence(rng))
                 return []
             return state.open_steps(chain, hints)

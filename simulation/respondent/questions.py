@@ -265,6 +265,16 @@ _RELATES = _rx(
 )
 
 
+# An occasion asked for as the opposite of one told (the interviewer's contrasting incident).
+_CONTRASTS = _rx(
+    r"opposite way",
+    r"the other way",
+    r"turned out very differently",
+    r"contrasting (?:occasion|time|incident)",
+    r"a time unlike",
+)
+
+
 @dataclass(frozen=True)
 class QuestionReading:
     """The classification of one question."""
@@ -274,6 +284,8 @@ class QuestionReading:
     probes: bool  # the question asks why/what-for about something (counts as a probe of the focus)
     # the question asks how the things it names bear on each other ("how do these connect for you?")
     relates: bool = False
+    # the question asks for something opposite to what was told ("a time that went the other way")
+    contrasts: bool = False
 
 
 def classify(question: str, methodology: str, *, names_something: bool) -> QuestionReading:
@@ -307,4 +319,5 @@ def classify(question: str, methodology: str, *, names_something: bool) -> Quest
         type_hints=type_hints(text, methodology),
         probes=kind is QuestionKind.LADDER or ladderish,
         relates=bool(_RELATES.search(text)),
+        contrasts=bool(_CONTRASTS.search(text)),
     )

@@ -593,3 +593,19 @@ def test_asked_which_of_a_summary_matters_most_the_respondent_takes_the_one_with
     # the question is about the top of a finished ladder; the price's ladder goes on
     assert r.log[-1].focus_element == "tv_peace_of_mind"
     assert r.log[-1].revealed_elements[:1] == ["fc_saves_money"]
+
+
+def test_asked_for_a_contrasting_time_once_every_one_is_told_the_respondent_says_how_two_differ(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("hospital_discharge_cit_carer")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    _told(r, *(e for c in scenario.chains for e in c.elements))
+    r.state.opened.extend(c.id for c in scenario.chains)
+    r.respond("Could you tell me about another time with hospital discharge that stood out?", 1)
+    assert r.log[-1].kind == "incident" and r.log[-1].revealed_links == []  # nothing else to tell
+    answer = r.respond("What is a time with hospital discharge that went the opposite way?", 2)
+    (contrast,) = [lk for lk in scenario.links if lk.edge_type == "contrasts_with"]
+    assert r.log[-1].kind == "incident" and r.log[-1].revealed_links == [contrast.id]
+    told = [scenario.element(contrast.source), scenario.element(contrast.target)]
+    assert all(any(p.lower() in answer.lower() for p in e.phrasings) for e in told), answer
