@@ -11,6 +11,7 @@ import math
 import random
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulation.scenarios import Chain, ElementForm, HiddenElement, HiddenLink, Scenario
@@ -168,28 +169,30 @@ class KnowledgeState:
         """A link not said yet between two of `elements` (told ones), as its source would say it;
         a placement on a construct is a rating's business, not a summary's."""
         ids = {e.id for e in elements}
-        for link in self.scenario.links:
-            if link.source in ids and link.target in ids and link.id not in self.revealed_links:
-                if link.edge_type == "placed_at":
-                    continue
-                source, target = self.scenario.element(link.source), self.scenario.element(link.target)
-                return Step(target, source, link, self.scenario.chain_holding(source.id, target.id))
-        return None
+        link = self._unsaid(lambda lk: lk.source in ids and lk.target in ids and lk.edge_type != "placed_at")
+        if link is None:
+            return None
+        return Step(
+            self.scenario.element(link.target),
+            self.scenario.element(link.source),
+            link,
+            self.scenario.chain_holding(link.source, link.target),
+        )
 
     def contrast_told(self) -> Step | None:
         """A contrast not said yet between two told elements (two incidents that went opposite
         ways), said from its source."""
         said = self.said()
-        for link in self.scenario.links:
-            if (
-                link.edge_type.startswith("contrast")
-                and link.source in said
-                and link.target in said
-                and link.id not in self.revealed_links
-            ):
-                source, target = self.scenario.element(link.source), self.scenario.element(link.target)
-                return Step(target, source, link, None)
-        return None
+        link = self._unsaid(
+            lambda lk: lk.edge_type.startswith("contrast") and lk.source in said and lk.target in said
+        )
+        if link is None:
+            return None
+        return Step(self.scenario.element(link.target), self.scenario.element(link.source), link, None)
+
+    def _unsaid(self, keep: Callable[[HiddenLink], bool]) -> HiddenLink | None:
+        """The first link, in file order, not said yet that `keep` accepts."""
+        return next((lk for lk in self.scenario.links if lk.id not in self.revealed_links and keep(lk)), None)
 
     def named_in(self, question: str) -> set[str]:
         """Elements whose whole label (content lemmas) occurs in `question`, said or not."""
@@ -518,15 +521,7 @@ class KnowledgeState:
         desk, I wanted really fresh coffee"). Only links that read forward as a cause or a sequence;
         a sideways relation, a placement or a worry holding something back is no way to open a point."""
         said = self.said()
-        for link in self.scenario.links:
-            if (
-                link.target == ident
-                and link.source in said
-                and link.edge_type in _OPENING
-                and link.id not in self.revealed_links
-            ):
-                return link
-        return None
+        return self._unsaid(lambda lk: lk.target == ident and lk.source in said and lk.edge_type in _OPENING)
 
     # ------------------------------------------------------------------ bookkeeping
 
