@@ -568,13 +568,21 @@ def _told(r: OfflineRespondent, *ids: str, links: Sequence[str] = ()) -> None:
         r.state.revealed_links[link] = 0
 
 
+def _noise_ladder_and_the_price(
+    persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> tuple[Scenario, OfflineRespondent]:
+    """The commuter's noise-cancelling ladder told to its top, and the price told alone."""
+    scenario = scenarios.get("headphones_mec_commuter")
+    r = OfflineRespondent(persona, scenario, seed=0, lemmatizer=lemmatizer)
+    noise = ["a_noise_cancelling", "fc_focus_train", "pc_less_stressed", "tv_peace_of_mind"]
+    _told(r, *noise, "a_price", links=[f"{a}->{b}" for a, b in itertools.pairwise(noise)])
+    return scenario, r
+
+
 def test_asked_how_the_things_of_a_summary_connect_the_respondent_says_how_two_of_them_bear(
     plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
 ) -> None:
-    scenario = scenarios.get("headphones_mec_commuter")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
-    noise = ["a_noise_cancelling", "fc_focus_train", "pc_less_stressed", "tv_peace_of_mind"]
-    _told(r, *noise, "a_price", links=[f"{a}->{b}" for a, b in itertools.pairwise(noise)])
+    scenario, r = _noise_ladder_and_the_price(plain_persona, scenarios, lemmatizer)
     said = [scenario.element(e).phrasings[0] for e in ("a_noise_cancelling", "a_price", "tv_peace_of_mind")]
     r.respond(f"You've mentioned {said[0]}, {said[1]} and {said[2]}. How do these connect for you?", 1)
     # the one link between them not said yet: the noise cancelling is at odds with the price
@@ -584,10 +592,7 @@ def test_asked_how_the_things_of_a_summary_connect_the_respondent_says_how_two_o
 def test_asked_which_of_a_summary_matters_most_the_respondent_takes_the_one_with_more_to_say(
     plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
 ) -> None:
-    scenario = scenarios.get("headphones_mec_commuter")
-    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
-    noise = ["a_noise_cancelling", "fc_focus_train", "pc_less_stressed", "tv_peace_of_mind"]
-    _told(r, *noise, "a_price", links=[f"{a}->{b}" for a, b in itertools.pairwise(noise)])
+    scenario, r = _noise_ladder_and_the_price(plain_persona, scenarios, lemmatizer)
     top, price = (scenario.element(e).phrasings[0] for e in ("tv_peace_of_mind", "a_price"))
     r.respond(f"Looking back at {price} and {top}, which of these matters most to you, and why?", 1)
     # the question is about the top of a finished ladder; the price's ladder goes on
