@@ -9,7 +9,8 @@
              chain has no next level left); a rationalising persona holds
              back emotional levels until the element has been probed often enough;
 * explore  → a chain not opened yet, at its first level (a fixating persona returns to its
-             first chain instead);
+             first chain instead, or says something new about its favourite when that chain has
+             nothing further);
 * rate     → where elements fall on the focused construct (its unsaid placement links, also of
              elements named before), else as specific;
 * specific → a side element of a hinted type, else the hinted next level, else how the element
@@ -223,6 +224,12 @@ class Planner:
                 steps = state.ladder(top, (), 1)
                 if steps:
                     return steps
+            # nothing further up its own chains (a repertory grid's "Netflix" heads only the list of
+            # elements): something not said yet about it, as asked ("Netflix has lots of original
+            # shows"); only then the favourite topic again with nothing new
+            side = state.side(anchor, hints)
+            if side is not None:
+                return [side]
             draft.add(rng.choice(fixation.phrases).format(focus=anchor.label))
             return []
         listed = state.continue_list(hints) if hints[:1] == ("element",) else []

@@ -614,3 +614,20 @@ def test_asked_for_a_contrasting_time_once_every_one_is_told_the_respondent_says
     assert r.log[-1].kind == "incident" and r.log[-1].revealed_links == [contrast.id]
     told = [scenario.element(contrast.source), scenario.element(contrast.target)]
     assert all(any(p.lower() in answer.lower() for p in e.phrasings) for e in told), answer
+
+
+def test_a_fixated_respondent_whose_topic_heads_no_ladder_says_something_new_about_it(
+    scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    # a repertory grid's favourite element heads only the list of elements: asked for a triad, the
+    # person talks about it again, but says how it stands on a construct instead of nothing new
+    scenario = scenarios.get("streaming_services_repgrid_family")
+    fixated = _persona(fixation={"probability": 1.0, "phrases": ["It always comes back to {focus}."]})
+    r = OfflineRespondent(fixated, scenario, seed=0, lemmatizer=lemmatizer)
+    r.respond("Which examples of video streaming services have you used or come across?", 1)
+    (favourite,) = r.log[-1].revealed_elements
+    assert scenario.element(favourite).node_type == "element"
+    r.respond("Thinking of three video streaming services you know, how are two of them alike?", 2)
+    assert "fixation" in r.log[-1].behaviours
+    (link,) = r.log[-1].revealed_links
+    assert link.startswith(f"{favourite}->")
