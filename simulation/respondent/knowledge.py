@@ -11,7 +11,7 @@ import math
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from simulation.scenarios import Chain, ElementForm, HiddenElement, HiddenLink, Scenario
@@ -92,11 +92,6 @@ class KnowledgeState:
 
     # ------------------------------------------------------------------ matching
 
-    def match(self, question: str, *, revealed_only: bool = True) -> HiddenElement | None:
-        """The element the question names best (idf-weighted shared lemmas), or None (see `named`)."""
-        named = self.named(question, revealed_only=revealed_only)
-        return named.element if named is not None else None
-
     @staticmethod
     def voiced(named: Naming) -> HiddenElement:
         """The element a question names, speaking only in the phrasing the question took up: a
@@ -165,7 +160,7 @@ class KnowledgeState:
                 told.append(named.element)
         return told
 
-    def link_among(self, elements: list[HiddenElement]) -> Step | None:
+    def link_among(self, elements: Sequence[HiddenElement]) -> Step | None:
         """A link not said yet between two of `elements` (told ones), as its source would say it;
         a placement on a construct is a rating's business, not a summary's."""
         ids = {e.id for e in elements}

@@ -148,16 +148,15 @@ class Planner:
                 # a summary names several things told ("You've mentioned A, B and C. How do these
                 # connect for you?"): how two of them bear on each other when that is asked, else the
                 # one with more to say; only once none has, a link between them (or the top of it)
-                link = state.link_among(list(told)) if reading.relates else None
-                if link is not None:
+                link = state.link_among(told)
+                if link is not None and reading.relates:
                     return [link]
                 if not state.ladder(anchor, hints, 1):
                     more = next((e for e in told if state.ladder(state.anchor_of(e), hints, 1)), None)
-                    link = state.link_among(list(told)) if more is None else None
-                    if link is not None:
-                        return [link]
                     if more is not None:
                         focus, anchor = more, state.anchor_of(more)
+                    elif link is not None:
+                        return [link]
             return self._ladder(reading, focus, anchor, mood, draft)
         return self._explore(hints, named_any, draft)
 

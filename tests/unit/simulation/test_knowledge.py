@@ -69,13 +69,13 @@ def test_a_question_about_something_named_in_passing_is_about_it(
     state.mark([Step(scenario.element("t_compared"))], 2)
     # "capsule machine" is all of the solution's name and part of the comparison's, which was said
     # last: the question asks about the machine (its worries and criteria are linked to it)
-    picked = state.match("What worried you about the capsule machine when you were deciding?")
-    assert picked is not None and picked.id == "sol_capsule"
+    picked = state.named("What worried you about the capsule machine when you were deciding?")
+    assert picked is not None and picked.element.id == "sol_capsule"
     # what the respondent has not said is no candidate ...
-    assert state.match("Why did you stop going to the station café?") is None
+    assert state.named("Why did you stop going to the station café?") is None
     # ... and a question that names more of the comparison is about the comparison
-    picked = state.match("What did comparing the capsule machines online tell you?")
-    assert picked is not None and picked.id == "t_compared"
+    picked = state.named("What did comparing the capsule machines online tell you?")
+    assert picked is not None and picked.element.id == "t_compared"
 
 
 def test_a_thing_named_in_full_wins_over_an_event_named_in_part(
@@ -88,14 +88,14 @@ def test_a_thing_named_in_full_wins_over_an_event_named_in_part(
     # "good thermos flask" shares more words with the purchase ("I ordered a good thermos flask")
     # than with the thermos ("the thermos"), but names only the thermos in full: the question
     # asks what drew the respondent to the thing, whose criteria and worries are linked to it
-    picked = state.match("What drew you to the good thermos flask, or pushed you away from it?")
-    assert picked is not None and picked.id == "sol_thermos"
+    picked = state.named("What drew you to the good thermos flask, or pushed you away from it?")
+    assert picked is not None and picked.element.id == "sol_thermos"
     # naming the whole event asks about the event
-    picked = state.match("Around the time of ordering a good thermos flask, what were you hoping for?")
-    assert picked is not None and picked.id == "t_bought_thermos"
+    picked = state.named("Around the time of ordering a good thermos flask, what were you hoping for?")
+    assert picked is not None and picked.element.id == "t_bought_thermos"
     # a clause that names the thing in part only (not one of its phrasings in full) is no reason
-    picked = state.match("What did the flask do for you?")
-    assert picked is not None and picked.id == "t_bought_thermos"
+    picked = state.named("What did the flask do for you?")
+    assert picked is not None and picked.element.id == "t_bought_thermos"
 
 
 _MATCH_SCRIPT = """
@@ -108,7 +108,7 @@ from simulation.text import Lemmatizer
 config = Path("config")
 registry = ScenarioRegistry(config, MethodologyRegistry(config), ConceptRegistry(config))
 state = KnowledgeState(registry.get("headphones_mec_commuter"), Lemmatizer(), random.Random(0))
-print(state.match(sys.argv[1], revealed_only=False).id)
+print(state.named(sys.argv[1], revealed_only=False).element.id)
 """
 
 
