@@ -1,21 +1,20 @@
 """The respondent's view of its hidden knowledge: what is revealed, where each chain stands.
 
 `KnowledgeState` answers the questions the offline respondent asks itself: which revealed item
-is the interviewer asking about (matched on lemmas, weighted by how specific a word is), what
-is the next level above it, which side items hang off it, and which chain is still untouched.
+is the interviewer asking about (through `Namer`, on lemmas weighted by how specific a word is),
+what is the next level above it, which side items hang off it, and which chain is still untouched.
 """
 
 from __future__ import annotations
 
-import math
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from simulation.scenarios import Chain, ElementForm, HiddenElement, HiddenLink, Scenario
-from simulation.text import QUESTION_WORDS, Lemmatizer, coverage
+from simulation.respondent.naming import Namer, Naming
+from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
+from simulation.text import Lemmatizer, coverage
 
 # Relations beside a ladder rather than up it: said when a question asks for them (a hint), never as
 # the answer to "what does X give you?"
@@ -25,9 +24,6 @@ _SIDEWAYS = frozenset({"contrasts_with", "conflicts_with"})
 # A placement is a rating's business: a triad answered "I'd put Netflix firmly on the 'lots of
 # original shows' side. The opposite would be …" lost more links in the graph than it told.
 _OPENING = frozenset({"leads_to", "precedes", "gives_rise_to"})
-
-# Where one item of a question's list ends and the next begins.
-_ITEMS = re.compile(r"[,.;:?!]|\band\b|\bor\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,41 +36,13 @@ class Step:
     chain: Chain | None = None
 
 
-@dataclass(frozen=True)
-class Naming:
-    """An element a question names: (score, share named, turn said) and its best text's index in
-    `element.texts` (0: the label)."""
-
-    element: HiddenElement
-    key: tuple[float, float, int]
-    phrasing: int
-
-
-def _names_the_thing(event: list[str], words: frozenset[str], thing: frozenset[str]) -> bool:
-    """Whether a question whose content lemmas are `words` asks about a thing named inside an
-    event's phrasing (`event`: its lemmas in word order) rather than about the event: the thing is
-    part of the phrasing and the question leaves out the phrasing's first word, its verb in the
-    scenarios' "I ordered a good thermos flask". "Comparing the capsule machines online" names the
-    comparison; "the good thermos flask" names the flask."""
-    return bool(event) and thing <= set(event) and event[0] not in thing and event[0] not in words
-
-
 class KnowledgeState:
     """Revealed elements and links of one scenario, plus per-element probe counts."""
 
     def __init__(self, scenario: Scenario, lemmatizer: Lemmatizer, rng: random.Random) -> None:
         self.scenario = scenario
         self.lemmas = lemmatizer
-        self._tokens = {
-            e.id: [lemmatizer.content(t, QUESTION_WORDS) for t in e.texts] for e in scenario.elements
-        }
-        # every content lemma in word order (question words kept), to tell an event from a thing in it
-        self._ordered = {e.id: [lemmatizer.content_sequence(t) for t in e.texts] for e in scenario.elements}
-        df: Counter[str] = Counter()
-        for sets in self._tokens.values():
-            df.update(frozenset().union(*sets))
-        n = len(scenario.elements)
-        self._idf = {tok: math.log(1 + n / count) for tok, count in df.items()}
+        self.namer = Namer(scenario, lemmatizer)
         # Chains are opened in a seeded order, so different seeds tell the story differently.
         self.chain_order = list(scenario.chains)
         rng.shuffle(self.chain_order)
@@ -92,73 +60,20 @@ class KnowledgeState:
 
     # ------------------------------------------------------------------ matching
 
-    @staticmethod
-    def voiced(named: Naming) -> HiddenElement:
-        """The element a question names, speaking only in the phrasing the question took up: a
-        person asked about "ads every ten minutes" says "ads every ten minutes" again, not "constant
-        adverts", so the answer bears on the interviewer's node rather than on a twin of it that the
-        graph holds apart. Named by a label that is none of its phrasings, the element keeps them all."""
-        text = named.element.texts[named.phrasing]
-        if text not in named.element.phrasings:
-            return named.element
-        return named.element.model_copy(update={"phrasings": (text,)})
-
     def named(self, question: str, *, revealed_only: bool = True) -> Naming | None:
-        """The element the question names best (idf-weighted shared lemmas), with its phrasing, or None.
+        """The element the question names best (`Namer.named`), with its phrasing, or None.
 
         With `revealed_only`, only what the respondent has said is a candidate: revealed, or named
         in passing ("I saw a colleague's capsule machine" names the machine, which the interviewer
-        may then ask about). Between equal scores, the element the question names most fully wins
-        ("the capsule machine" is the machine, not "compared three capsule machines online"), then
-        the most recently said one. A thing the question names in full also wins over an event
-        that holds it and that the question names only in part: "what drew you to the good thermos
-        flask?" asks about the thermos, not about "I ordered a good thermos flask", while "around
-        the time of ordering the thermos" names the whole event and asks about it."""
-        words = self.lemmas.content(question, QUESTION_WORDS)
-        scored: list[Naming] = []
-        for el in self.scenario.elements:
-            said = self.revealed.get(el.id, self.mentioned.get(el.id, -1))
-            if revealed_only and said < 0:
-                continue
-            # fsum: exactly rounded whatever the order, and a set's order changes with each process's
-            # hash seed; a plain sum broke ties between equally named elements differently per run
-            score, named, at = 0.0, 0.0, -1
-            for i, toks in enumerate(self._tokens[el.id]):
-                shared = math.fsum(self._idf.get(t, 0.0) for t in words & toks)
-                whole = math.fsum(self._idf.get(t, 0.0) for t in toks)
-                share = shared / whole if whole else 0.0
-                if (shared, share) > (score, named):
-                    score, named, at = shared, share, i
-            # ties go to the most recently said element (what the interviewer most likely picked up)
-            if score > 0:
-                scored.append(Naming(el, (score, named, said), at))
-        if not scored:
-            return None
-        best = max(scored, key=lambda c: c.key)
-        if best.element.form is ElementForm.CLAUSE and best.key[1] < 1.0:
-            event = self._ordered[best.element.id][best.phrasing]
-            asked = self.lemmas.content(question)
-            things = [
-                c
-                for c in scored
-                if c.element.form is ElementForm.NP
-                and c.key[1] == 1.0
-                and _names_the_thing(event, asked, self._tokens[c.element.id][c.phrasing])
-            ]
-            if things:
-                return max(things, key=lambda c: (c.key[0], c.key[2]))
-        return best
+        may then ask about); ties go to the most recently said."""
+        said = self.said_at()
+        if revealed_only:
+            return self.namer.named(question, said)
+        return self.namer.named(question, {e.id: said.get(e.id, -1) for e in self.scenario.elements})
 
     def told_in(self, question: str) -> list[HiddenElement]:
-        """Told elements a question names one by one, in the order it names them: the items of a
-        summary ("You've mentioned A, B and C. How do these connect for you?"), each matched on its
-        own (`named`) and kept when the item names most of one of the element's texts."""
-        told: list[HiddenElement] = []
-        for item in _ITEMS.split(question):
-            named = self.named(item) if item.strip() else None
-            if named is not None and named.key[1] >= 0.5 and named.element not in told:
-                told.append(named.element)
-        return told
+        """Said elements a question names one by one (the items of a summary; `Namer.told_in`)."""
+        return self.namer.told_in(question, self.said_at())
 
     def link_among(self, elements: Sequence[HiddenElement]) -> Step | None:
         """A link not said yet between two of `elements` (told ones), as its source would say it;
@@ -188,13 +103,6 @@ class KnowledgeState:
     def _unsaid(self, keep: Callable[[HiddenLink], bool]) -> HiddenLink | None:
         """The first link, in file order, not said yet that `keep` accepts."""
         return next((lk for lk in self.scenario.links if lk.id not in self.revealed_links and keep(lk)), None)
-
-    def named_in(self, question: str) -> set[str]:
-        """Elements whose whole label (content lemmas) occurs in `question`, said or not."""
-        words = self.lemmas.content(question)
-        return {
-            e.id for e in self.scenario.elements if (toks := self.lemmas.content(e.label)) and toks <= words
-        }
 
     # ------------------------------------------------------------------ navigation
 
@@ -551,6 +459,10 @@ class KnowledgeState:
                 self.mentioned[el.id] = turn
                 new.append(el.id)
         return new
+
+    def said_at(self) -> dict[str, int]:
+        """Element ids that are out, each with the turn it came out in (a step's turn before a mention's)."""
+        return {**self.mentioned, **self.revealed}
 
     def said(self) -> set[str]:
         """Element ids that are out: revealed by a step or named in passing."""

@@ -22,6 +22,7 @@ from shared.llm.base import LLMUsage
 from simulation.personas import Persona
 from simulation.respondent.base import RespondentTurn
 from simulation.respondent.knowledge import KnowledgeState, Step
+from simulation.respondent.naming import Namer
 from simulation.respondent.phrasing import continue_sentence, detail_sentence, link_sentence, opener_sentence
 from simulation.respondent.planner import Planner
 from simulation.respondent.questions import QuestionKind, QuestionReading, classify
@@ -71,9 +72,11 @@ class OfflineRespondent:
         named = naming.element if naming is not None else None
         reading = classify(question, self.scenario.methodology, names_something=named is not None)
         # the focus, as the question named it, is said again in the question's own words
-        focus = self.state.voiced(naming) if naming is not None else self.state.current
+        focus = Namer.voiced(naming) if naming is not None else self.state.current
         told = self.state.told_in(question)
-        named_any = self.state.named_in(question) | {e.id for e in told} | ({named.id} if named else set())
+        named_any = self.state.namer.named_in(question) | {e.id for e in told}
+        if named is not None:
+            named_any.add(named.id)
         draft = AnswerDraft()
         steps = self._respond(reading, focus, named_any, mood, draft, told)
         new_elements, new_links = self.state.mark(steps, turn)
