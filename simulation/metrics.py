@@ -244,6 +244,24 @@ def question_metrics(
     )
 
 
+def asked_after_nothing_left(turns: Sequence[TurnRecord]) -> int | None:
+    """How many questions asked for a kind of thing (another incident, another thread) that the
+    respondent had already said it had nothing left of: "think of another time …" asked again
+    after "nothing else comes to mind". Such a question can only get the same answer; a researcher
+    reads it as an interviewer that did not listen. None when the respondent does not say what a
+    question asked for (the LLM engine)."""
+    if all(t.nothing_left is None for t in turns):
+        return None
+    spent: set[str] = set()
+    count = 0
+    for t in turns:
+        if t.respondent_kind in spent:
+            count += 1
+        if t.nothing_left:
+            spent.add(t.respondent_kind)
+    return count
+
+
 def asked_strategies(record: RunRecord) -> list[tuple[int, TurnRecord]]:
     """(turn of a question, the turn record whose strategy chose it), for every question after the
     opening one that the respondent was asked in this record.
@@ -270,7 +288,9 @@ def compute(
     asked = asked_strategies(record)
     return RunMetrics(
         recall=recall,
-        questions=question_metrics(record.questions, lemmatizer, embedder, reworded_questions(record)),
+        questions=question_metrics(
+            record.questions, lemmatizer, embedder, reworded_questions(record)
+        ).model_copy(update={"asked_after_nothing_left": asked_after_nothing_left(record.turns)}),
         turns=len(record.turns),
         termination_reason=record.session.termination_reason
         or (record.turns[-1].termination_reason if record.turns else ""),

@@ -59,6 +59,9 @@ class TurnRecord(BaseModel):
         default_factory=list, description="Elements first named only in passing (see RespondentTurn)."
     )
     behaviours: list[str] = Field(default_factory=list)
+    # the respondent said nothing of what this question asked for was left (RespondentTurn.nothing_left;
+    # None: the respondent does not tell)
+    nothing_left: bool | None = None
     strategy: str = ""
     focus_node_id: str = ""
     focus_label: str = ""
@@ -201,6 +204,9 @@ class QuestionMetrics(BaseModel):
     near_repeats: int
     # questions asked again in other words because the respondent asked what one meant (not repeats)
     rewordings: int = 0
+    # questions of a kind the respondent had already answered with nothing left ("another incident?"
+    # after "nothing else comes to mind"); None when the respondent does not tell (the LLM engine)
+    asked_after_nothing_left: int | None = None
     repeated_rate_exact: float
     repeated_rate_near: float
     single_question_share: float

@@ -29,6 +29,13 @@ def _slots_mean(ms: list[RunMetrics]) -> str:
     return _pct(_mean(values)) if values else "–"
 
 
+def _after_nothing_left(ms: list[RunMetrics]) -> str:
+    """Mean questions per run asked again after 'nothing left', of the runs that know ("–" when none)."""
+    values = [x.questions.asked_after_nothing_left for x in ms]
+    known = [v for v in values if v is not None]
+    return f"{_mean(known):.2f}" if known else "–"
+
+
 def _cell(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split()).replace("|", "\\|")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -92,6 +99,13 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
             f"{q.exact_repeats} / {q.near_repeats} of the {q.compared} questions "
             f"after the first ({_pct(q.repeated_rate_exact)} / {_pct(q.repeated_rate_near)})"
             + (f"; {q.rewordings} reworded on request, not counted" if q.rewordings else ""),
+        ),
+        (
+            "asked again after 'nothing left'",
+            "not known (the respondent does not tell)"
+            if q.asked_after_nothing_left is None
+            else f"{q.asked_after_nothing_left} of {q.count} questions asked for more of what the "
+            "respondent had already said it had nothing left of",
         ),
         (
             "question form",
@@ -237,8 +251,8 @@ def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simul
             f"## Means per {heading}",
             "",
             f"| {heading} | runs | turns | elem recall | link recall | chain completion | over slots | "
-            "revealed | repeat (near) |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "revealed | repeat (near) | asked again after 'nothing left' |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for key in sorted(groups):
             ms = groups[key]
@@ -252,6 +266,7 @@ def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simul
                 _slots_mean(ms),
                 _pct(_mean([x.recall.revealed_share for x in ms])),
                 _pct(_mean([x.questions.repeated_rate_near for x in ms])),
+                _after_nothing_left(ms),
             ]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -118,6 +118,7 @@ async def run_interview(client: InterviewClient, respondent: Respondent, spec: R
                     "revealed_links": said.revealed_links,
                     "mentioned_elements": said.mentioned_elements,
                     "behaviours": said.behaviours,
+                    "nothing_left": said.nothing_left,
                 }
             )
         turns.append(record)

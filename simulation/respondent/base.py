@@ -30,6 +30,12 @@ class RespondentTurn(BaseModel):
         "element (the offline engine; the LLM engine lists every detected mention as revealed).",
     )
     behaviours: list[str] = Field(default_factory=list, description="Persona behaviours that fired.")
+    nothing_left: bool | None = Field(
+        default=None,
+        description="The respondent said it had nothing left of what the question asked for (another "
+        "incident, another thread): a question of the same kind asked later can only get that again. "
+        "None when the engine does not know (the LLM engine).",
+    )
 
 
 class Respondent(Protocol):

@@ -96,6 +96,7 @@ class OfflineRespondent:
                 revealed_links=new_links,
                 mentioned_elements=mentioned,
                 behaviours=draft.behaviours,
+                nothing_left=draft.nothing_left,
             )
         )
         return text

@@ -106,6 +106,7 @@ class Planner:
                 if contrast is not None:
                     return [contrast]
                 draft.add(nothing_new_sentence(rng))
+                draft.nothing_left = True
                 return []
             return state.open_steps(chain, hints)
         if kind is QuestionKind.TIMELINE:
@@ -158,7 +159,12 @@ class Planner:
                     elif link is not None:
                         return [link]
             return self._ladder(reading, focus, anchor, mood, draft)
-        return self._explore(hints, named_any, draft)
+        steps = self._explore(hints, named_any, draft)
+        if reading.kind is not QuestionKind.EXPLORE:
+            # a ladder or detail question about nothing the respondent said ends here too; a later
+            # one about something said can still get an answer, so "nothing else" spends nothing
+            draft.nothing_left = False
+        return steps
 
     def _ladder(
         self,
@@ -238,6 +244,7 @@ class Planner:
         fresh = state.new_chain((), hints, exclude=named_any)
         if fresh is None:
             draft.add(nothing_new_sentence(rng))
+            draft.nothing_left = True
             return []
         steps = state.open_steps(fresh, hints)
         if steps and hints:

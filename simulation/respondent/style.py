@@ -65,6 +65,8 @@ class AnswerDraft:
 
     sentences: list[Sentence] = field(default_factory=list)
     behaviours: list[str] = field(default_factory=list)
+    # the answer says nothing of what was asked is left (see RespondentTurn.nothing_left)
+    nothing_left: bool = False
 
     def add(self, text: str | None, *, essential: bool = True, hedgeable: bool = True) -> Sentence | None:
         """Append a sentence (None is ignored); returns it so a later level can extend it."""

@@ -127,6 +127,7 @@ def sample_record() -> Any:
             edge_count=0,
             revealed_elements=["a_noise"],
             respondent_kind="explore",
+            nothing_left=False,
             signals={
                 "graph.max_depth": 0.2,
                 "meta.interview_progress": 0.1,
@@ -145,6 +146,7 @@ def sample_record() -> Any:
             revealed_elements=["f_focus"],
             revealed_links=["a_noise->f_focus"],
             respondent_kind="ladder",
+            nothing_left=False,
             behaviours=["hedge"],
             signals={
                 "graph.max_depth": 0.4,
@@ -163,6 +165,7 @@ def sample_record() -> Any:
             revealed_elements=["p_calm"],
             revealed_links=["f_focus->p_calm"],
             respondent_kind="ladder",
+            nothing_left=False,
             signals={"graph.max_depth": 0.6, "meta.interview_progress": 0.3, "llm.response_depth": "deep"},
         ),
         TurnRecord(
@@ -174,6 +177,7 @@ def sample_record() -> Any:
             edge_count=3,
             revealed_elements=["a_battery"],
             respondent_kind="explore",
+            nothing_left=False,
             should_continue=False,
             termination_reason="max_turns",
             signals={"graph.max_depth": 0.6, "meta.interview_progress": 0.4},

@@ -40,6 +40,7 @@ async def test_llm_respondent_prompts_the_persona_and_records_mentions(
     assert respondent.log[0].revealed_elements == ["a_noise_cancelling"]
     assert respondent.log[1].revealed_elements == ["fc_focus_train"]
     assert respondent.log[1].revealed_links == ["a_noise_cancelling->fc_focus_train"]
+    assert respondent.log[1].nothing_left is None  # an LLM persona does not say what it has left
     assert second.startswith("Um,")
     body = requests[1].body
     system = (

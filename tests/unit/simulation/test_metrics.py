@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from simulation.matching import ElementMatcher
-from simulation.metrics import compute, question_metrics, recall_metrics
-from simulation.records import GraphEdge, GraphNode
+from simulation.metrics import asked_after_nothing_left, compute, question_metrics, recall_metrics
+from simulation.records import GraphEdge, GraphNode, TurnRecord
 from simulation.scenarios import Scenario
 from simulation.text import Lemmatizer
 from tests.unit.simulation.support import mini_scenario_data, sample_record
@@ -136,6 +136,27 @@ def test_a_rewording_the_respondent_asked_for_is_not_a_repeat(lemmatizer: Lemmat
     asked = question_metrics(questions, lemmatizer, reworded=frozenset({2}))
     assert (asked.exact_repeats, asked.near_repeats, asked.rewordings) == (0, 0, 1)
     assert asked.repeated_rate_near == 0.0 and asked.count == 4
+
+
+def test_questions_for_what_the_respondent_has_none_left_of_are_counted() -> None:
+    def turn(n: int, kind: str, *, nothing_left: bool = False) -> TurnRecord:
+        return TurnRecord(turn=n, question="?", answer=".", respondent_kind=kind, nothing_left=nothing_left)
+
+    turns = [
+        turn(1, "incident"),
+        turn(2, "ladder"),
+        turn(3, "incident", nothing_left=True),  # "nothing else comes to mind"
+        turn(4, "ladder"),
+        turn(5, "incident", nothing_left=True),  # asked again: counted
+        turn(6, "explore"),  # another kind, never declined: not counted
+        turn(7, "incident"),  # and again
+    ]
+    assert asked_after_nothing_left(turns) == 2
+    assert asked_after_nothing_left(turns[:5]) == 1
+    assert asked_after_nothing_left(turns[:3]) == 0  # the decline itself is no re-ask
+    # a respondent that does not say what a question asked for (the LLM engine) cannot tell
+    unknown = [t.model_copy(update={"nothing_left": None}) for t in turns]
+    assert asked_after_nothing_left(unknown) is None
 
 
 def test_compute_counts_the_question_after_a_clarification_request_as_a_rewording(

@@ -609,9 +609,11 @@ def test_asked_for_a_contrasting_time_once_every_one_is_told_the_respondent_says
     r.state.opened.extend(c.id for c in scenario.chains)
     r.respond("Could you tell me about another time with hospital discharge that stood out?", 1)
     assert r.log[-1].kind == "incident" and r.log[-1].revealed_links == []  # nothing else to tell
+    assert r.log[-1].nothing_left  # and it says so
     answer = r.respond("What is a time with hospital discharge that went the opposite way?", 2)
     (contrast,) = [lk for lk in scenario.links if lk.edge_type == "contrasts_with"]
     assert r.log[-1].kind == "incident" and r.log[-1].revealed_links == [contrast.id]
+    assert not r.log[-1].nothing_left
     told = [scenario.element(contrast.source), scenario.element(contrast.target)]
     assert all(any(p.lower() in answer.lower() for p in e.phrasings) for e in told), answer
 
@@ -631,3 +633,21 @@ def test_a_fixated_respondent_whose_topic_heads_no_ladder_says_something_new_abo
     assert "fixation" in r.log[-1].behaviours
     (link,) = r.log[-1].revealed_links
     assert link.startswith(f"{favourite}->")
+
+
+def test_only_a_question_for_something_new_is_spent_by_nothing_else(
+    plain_persona: Persona, scenarios: ScenarioRegistry, lemmatizer: Lemmatizer
+) -> None:
+    scenario = scenarios.get("headphones_mec_commuter")
+    r = OfflineRespondent(plain_persona, scenario, seed=0, lemmatizer=lemmatizer)
+    _told(r, *(e.id for e in scenario.elements))
+    r.state.opened.extend(c.id for c in scenario.chains)
+    # asked why something matters before anything was said of it, with every thread out: nothing
+    # to tell, but a question about something said can still get an answer
+    r.respond("Why does that matter to you?", 1)
+    assert r.log[-1].kind == "ladder" and r.log[-1].revealed_elements == []
+    assert r.log[-1].nothing_left is False
+    # asked for something else when every thread is out: nothing else of that kind is left
+    r.respond("What else do you look for in headphones?", 2)
+    assert r.log[-1].kind == "explore" and r.log[-1].revealed_elements == []
+    assert r.log[-1].nothing_left is True

@@ -29,6 +29,16 @@ def test_record_and_report(tmp_path: Path, mini_scenario: Scenario, lemmatizer: 
     assert "| hidden link recall | 60% (3/5; typed 2); of revealed: 67% |" in text
     repeats = "| repeated questions (exact / near) | 1 / 1 of the 3 questions after the first (33% / 33%) |"
     assert repeats in text
+    assert "| asked again after 'nothing left' | 0 of 4 questions asked for more of what" in text
+    record.turns[0] = record.turns[0].model_copy(update={"nothing_left": True})
+    record.metrics = compute(record, mini_scenario, lemmatizer)
+    text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
+    assert "| asked again after 'nothing left' | 1 of 4 questions asked for more of what" in text
+    # an engine that does not say what it had left (the LLM respondent) leaves the figure unknown
+    record.turns = [t.model_copy(update={"nothing_left": None}) for t in record.turns]
+    record.metrics = compute(record, mini_scenario, lemmatizer)
+    text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
+    assert "| asked again after 'nothing left' | not known (the respondent does not tell) |" in text
     assert "![final graph](final_graph.png)" in text
     assert (
         "| 2 | explore |  | Why is noise cancelling important to you? |" in text
@@ -42,7 +52,8 @@ def test_index_lists_runs_and_means(mini_scenario: Scenario, lemmatizer: Lemmati
     write_index(tmp_path, [("mini__plain__s1/report.md", record)], [])
     text = (tmp_path / "index.md").read_text(encoding="utf-8")
     assert "[mini__plain__s1](mini__plain__s1/report.md)" in text
-    assert "| plain | 1 | 4.0 | 71% | 60% | 50% | – | 57% | 33% |" in text  # no slots in the run
+    # no slots in the run; its respondent said every time what a question asked for, never "nothing left"
+    assert "| plain | 1 | 4.0 | 71% | 60% | 50% | – | 57% | 33% | 0.00 |" in text
     summary = json.loads((tmp_path / "index.json").read_text(encoding="utf-8"))
     assert summary[0]["metrics"]["recall"]["elements_recovered"] == 5
 
