@@ -228,21 +228,28 @@ async def test_a_grid_ladders_up_from_a_construct_not_yet_laddered() -> None:
     assert ladder["sc2"] > ladder["sc1"]
 
 
+def _told(nodes: list[tuple[str, int, str, str]], edges: list[tuple[str, str]]) -> NodeStateTracker:
+    """A tracker holding `nodes` (id, turn told, node type, label) joined by `edges`."""
+    t = NodeStateTracker()
+    for node_id, turn, node_type, label in nodes:
+        t.register_node(node_id, turn, label=label, node_type=node_type, level=1)
+    for source, target in edges:
+        t.update_edge(source, target)
+    return t
+
+
 def _incident_inputs() -> SignalInputs:
     """A critical-incident interview after its opening question: one incident told (a situation, the
     incident, a person and what they did), nothing asked of it yet."""
-    t = NodeStateTracker()
-    told = [
-        ("s1", "situation", "dad was being discharged after his heart failure got worse"),
-        ("i1", "incident", "nurse rang me to plan the discharge"),
-        ("a1", "actor", "nurse"),
-        ("x1", "action", "she went through his care plan"),
-    ]
-    for node_id, node_type, label in told:
-        t.register_node(node_id, 1, label=label, node_type=node_type, level=1)
-    t.update_edge("s1", "i1")
-    t.update_edge("i1", "a1")
-    t.update_edge("i1", "x1")
+    t = _told(
+        [
+            ("s1", 1, "situation", "dad was being discharged after his heart failure got worse"),
+            ("i1", 1, "incident", "nurse rang me to plan the discharge"),
+            ("a1", 1, "actor", "nurse"),
+            ("x1", 1, "action", "she went through his care plan"),
+        ],
+        [("s1", "i1"), ("i1", "a1"), ("i1", "x1")],
+    )
     t.append_response_signal(None, "moderate", turn_number=1)
     return _inputs(
         methodology="critical_incident",
@@ -273,28 +280,19 @@ def _two_incidents_told_inputs() -> SignalInputs:
     explanation; turn 10 asked for another incident and the respondent had none ("Nothing else comes
     to mind, really."); the last question asked about the second incident's scene and the answer only
     said it again."""
-    t = NodeStateTracker()
-    told = [
-        ("s1", 1, "situation", "January and the hospital was full"),
-        ("i1", 1, "incident", "dad waited five hours for transport"),
-        ("x1", 4, "action", "nobody checked on him in the discharge lounge"),
-        ("o1", 5, "outcome", "he came home exhausted and confused"),
-        ("r1", 7, "attribution", "nobody chased the transport booking"),
-        ("s2", 3, "situation", "discharged after his heart failure got worse"),
-        ("i2", 3, "incident", "the discharge nurse phoned me the day before"),
-        ("o2", 6, "outcome", "I had the scales and the tablets ready at home"),
-    ]
-    for node_id, turn, node_type, label in told:
-        t.register_node(node_id, turn, label=label, node_type=node_type, level=1)
-    for source, target in (
-        ("s1", "i1"),
-        ("i1", "x1"),
-        ("x1", "o1"),
-        ("o1", "r1"),
-        ("s2", "i2"),
-        ("i2", "o2"),
-    ):
-        t.update_edge(source, target)
+    t = _told(
+        [
+            ("s1", 1, "situation", "January and the hospital was full"),
+            ("i1", 1, "incident", "dad waited five hours for transport"),
+            ("x1", 4, "action", "nobody checked on him in the discharge lounge"),
+            ("o1", 5, "outcome", "he came home exhausted and confused"),
+            ("r1", 7, "attribution", "nobody chased the transport booking"),
+            ("s2", 3, "situation", "discharged after his heart failure got worse"),
+            ("i2", 3, "incident", "the discharge nurse phoned me the day before"),
+            ("o2", 6, "outcome", "I had the scales and the tablets ready at home"),
+        ],
+        [("s1", "i1"), ("i1", "x1"), ("x1", "o1"), ("o1", "r1"), ("s2", "i2"), ("i2", "o2")],
+    )
     t.update_focus("o2", 11, "set_scene")
     for turn, depth in enumerate((3, 2, 3, 3, 3, 2, 3, 1, 3, 1), start=2):
         t.append_response_signal(None, {1: "surface", 2: "shallow", 3: "moderate"}[depth], turn_number=turn)
@@ -337,22 +335,18 @@ def _journey_inputs() -> SignalInputs:
     """A customer journey at turn 8 of 20: three stages walked and each asked for the need behind
     it, a need and a feeling told, a touchpoint named in passing ("the app on my phone") and never
     asked about; the last question played the journey back and the answer only confirmed it."""
-    t = NodeStateTracker()
-    told = [
-        ("st1", 1, "stage", "plan the weekly shop"),
-        ("st2", 2, "stage", "book a delivery slot"),
-        ("st3", 3, "stage", "check out in the app"),
-        ("tp1", 4, "touchpoint", "app"),
-        ("em1", 6, "emotion", "relieved it takes five minutes"),
-        ("nd1", 6, "need", "weekdays to be easier"),
-        ("tp2", 5, "touchpoint", "phone"),
-    ]
-    for node_id, turn, node_type, label in told:
-        t.register_node(node_id, turn, label=label, node_type=node_type, level=1)
-    t.update_edge("st1", "st2")
-    t.update_edge("st2", "st3")
-    t.update_edge("st3", "tp1")
-    t.update_edge("em1", "nd1")
+    t = _told(
+        [
+            ("st1", 1, "stage", "plan the weekly shop"),
+            ("st2", 2, "stage", "book a delivery slot"),
+            ("st3", 3, "stage", "check out in the app"),
+            ("tp1", 4, "touchpoint", "app"),
+            ("em1", 6, "emotion", "relieved it takes five minutes"),
+            ("nd1", 6, "need", "weekdays to be easier"),
+            ("tp2", 5, "touchpoint", "phone"),
+        ],
+        [("st1", "st2"), ("st2", "st3"), ("st3", "tp1"), ("em1", "nd1")],
+    )
     for turn, node_id in ((4, "st3"), (5, "tp1"), (6, "st2"), (7, "st1")):
         t.update_focus(node_id, turn, "identify_need")
         yielded = turn in (4, 6)
