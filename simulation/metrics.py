@@ -246,16 +246,17 @@ def question_metrics(
 
 def asked_after_nothing_left(turns: Sequence[TurnRecord]) -> int | None:
     """How many questions asked for a kind of thing (another incident, another thread) that the
-    respondent had already said it had nothing left of: "think of another time …" asked again
-    after "nothing else comes to mind". Such a question can only get the same answer; a researcher
-    reads it as an interviewer that did not listen. None when the respondent does not say what a
-    question asked for (the LLM engine)."""
+    respondent had already said it had nothing left of, and got nothing new: "think of another
+    time …" asked again after "nothing else comes to mind". A researcher reads such a question as an
+    interviewer that did not listen. One that still brings something out (asked for a time that went
+    the other way, the person sets two told incidents against each other) is not counted. None when
+    the respondent does not say what it had left (the LLM engine)."""
     if all(t.nothing_left is None for t in turns):
         return None
     spent: set[str] = set()
     count = 0
     for t in turns:
-        if t.respondent_kind in spent:
+        if t.respondent_kind in spent and not (t.revealed_elements or t.revealed_links):
             count += 1
         if t.nothing_left:
             spent.add(t.respondent_kind)

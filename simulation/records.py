@@ -205,7 +205,8 @@ class QuestionMetrics(BaseModel):
     # questions asked again in other words because the respondent asked what one meant (not repeats)
     rewordings: int = 0
     # questions of a kind the respondent had already answered with nothing left ("another incident?"
-    # after "nothing else comes to mind"); None when the respondent does not tell (the LLM engine)
+    # after "nothing else comes to mind") that got nothing new; None when the respondent does not
+    # tell (the LLM engine)
     asked_after_nothing_left: int | None = None
     repeated_rate_exact: float
     repeated_rate_near: float

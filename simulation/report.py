@@ -105,7 +105,7 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
             "not known (the respondent does not tell)"
             if q.asked_after_nothing_left is None
             else f"{q.asked_after_nothing_left} of {q.count} questions asked for more of what the "
-            "respondent had already said it had nothing left of",
+            "respondent had already said it had nothing left of, and got nothing new",
         ),
         (
             "question form",

@@ -152,6 +152,9 @@ def test_questions_for_what_the_respondent_has_none_left_of_are_counted() -> Non
         turn(7, "incident"),  # and again
     ]
     assert asked_after_nothing_left(turns) == 2
+    # one that still brought something out ("the opposite was when the nurse phoned") is no waste
+    said = turns[6].model_copy(update={"revealed_links": ["i1->i2"]})
+    assert asked_after_nothing_left([*turns[:6], said]) == 1
     assert asked_after_nothing_left(turns[:5]) == 1
     assert asked_after_nothing_left(turns[:3]) == 0  # the decline itself is no re-ask
     # a respondent that does not say what a question asked for (the LLM engine) cannot tell

@@ -30,7 +30,9 @@ def test_record_and_report(tmp_path: Path, mini_scenario: Scenario, lemmatizer: 
     repeats = "| repeated questions (exact / near) | 1 / 1 of the 3 questions after the first (33% / 33%) |"
     assert repeats in text
     assert "| asked again after 'nothing left' | 0 of 4 questions asked for more of what" in text
+    # the opening question found nothing left, and turn 4 asked for another item and got nothing
     record.turns[0] = record.turns[0].model_copy(update={"nothing_left": True})
+    record.turns[3] = record.turns[3].model_copy(update={"revealed_elements": []})
     record.metrics = compute(record, mini_scenario, lemmatizer)
     text = report.write_report(record, tmp_path).read_text(encoding="utf-8")
     assert "| asked again after 'nothing left' | 1 of 4 questions asked for more of what" in text
