@@ -16,9 +16,21 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from services.question import templates as tpl
-from services.question.elements import element_types, triad_labels
-from services.question.fit import fitting_family, participant_types
-from services.question.models import FollowUpRequest, GraphDigest, RespondentIntent
+from services.question.chains import (
+    DESCRIBED_TYPES,
+    FEELING_TYPES,
+    MET_TYPES,
+    THING_TYPES,
+    WORRY_TYPES,
+    chain_types,
+    joined_run,
+    render_chain,
+    run_to_say,
+    say_labels,
+)
+from services.question.elements import triad_labels
+from services.question.fit import fitting_family
+from services.question.models import FollowUpRequest, RespondentIntent
 from services.question.places import (
     for_doing,
     is_absence,
@@ -34,10 +46,9 @@ from services.question.places import (
 from services.question.prompts import effective_focus_mode
 from services.question.spoken import SpokenLabels, in_second_person
 from services.question.text import (
-    ARTICLES,
+    agreement,
     clean_label,
     has_placeholder,
-    head_words,
     join_labels,
     lower_first,
     normalise_question,
@@ -46,55 +57,12 @@ from services.question.text import (
 )
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 
-_PLURAL_WORDS = frozenset(
-    {"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice", "ads"}
-)
-# Singular nouns that end in a plural's "s" ("the steel thermos is", not "are").
-_SINGULAR_WORDS = frozenset(
-    {"thermos", "lens", "gas", "chaos", "canvas", "atlas", "bias", "diabetes", "maths"}
-)
-# Nouns in "-ing" that open a plural phrase ("morning walks", "wedding photos"): not a doing.
-_ING_NOUNS = frozenset(
-    {
-        "morning",
-        "evening",
-        "wedding",
-        "building",
-        "meeting",
-        "clothing",
-        "ceiling",
-        "earring",
-        "spring",
-        "string",
-    }
-)
-_SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
+# Lead-ins of a question said again in other words (`FollowUpComposer._candidates`).
 _REWORDINGS: tuple[str, ...] = (
     "Coming back to {focus} for a moment, ",
     "Let me ask about {focus} another way: ",
     "Thinking again about {focus}, ",
 )
-_SEQUENCE_CHAINS = frozenset({"customer_journey_mapping", "critical_incident"})
-# Node types that name where a step of a sequence happens, not a step: a journey's touchpoints
-# ("first the delivery slot, then the driver": the driver is met at a step, not one).
-_PLACE_TYPES = frozenset({"touchpoint"})
-# Node types of what the respondent chose, not a cause of anything: a job's solutions ("the capsule
-# machine leads to under 100 euros" read back a `decided_by` edge as a consequence).
-_CHOSEN_TYPES = frozenset({"solution"})
-# Node types of things the respondent dealt with, went through or chose by (a journey's touchpoints
-# and stages, a job's solutions and the pushes and pulls of a switch, a product's attributes): said
-# back with the article their labels dropped ("the app", "the café", "at the delivery slot", "the
-# secure fit", "the little ritual between meetings").
-_MET_TYPES = frozenset({"touchpoint", "solution", "stage", "attribute", "pull", "push", "habit"})
-# Node types whose noun phrases of several words name a circumstance the respondent described ("the
-# pharmacist based on the ward", "the lack of staff"); a single word ("patience") stays bare.
-_DESCRIBED_TYPES = frozenset({"attribution", "learning"})
-# Node types that name a property of the topic, never an event: "detailed sound" is not "detailing".
-_THING_TYPES = frozenset({"attribute"})
-# Node types that name how the respondent felt: a lone "calm" is the state "being calm".
-_FEELING_TYPES = frozenset({"emotion", "psychosocial_consequence", "anxiety"})
-# Node types that name what the respondent feared might happen ("coffee would ruin my sleep").
-_WORRY_TYPES = frozenset({"anxiety"})
 
 
 T = TypeVar("T")
@@ -104,183 +72,6 @@ def stable_index(*parts: object) -> int:
     """A process-independent hash of `parts` (Python's `hash` is salted per process)."""
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def is_plural(label: str) -> bool:
-    """A rough number check on the head of a noun phrase, for verb agreement: the last word before
-    a relative clause or a prepositional phrase ("energy that lasts", "price of apples": singular)."""
-    words = head_words(label)
-    if not words:
-        return False
-    rest = label.lower().split()[len(words) : len(words) + 1]
-    core = words[1:] if len(words) > 1 and words[0] in ARTICLES else words
-    if len(core) == 2 and _is_number(core[0]) and rest == ["of"]:
-        return False  # "(the) thirty hours of battery leads to …": an amount of something, one quantity
-    if len(core) > 1 and core[0].endswith("ing") and core[0] not in _ING_NOUNS:
-        return False  # "having palpitations in the middle of a shift leads to …": one doing
-    last = words[-1]
-    if last in _PLURAL_WORDS:
-        return True
-    if last in _SINGULAR_WORDS:
-        return False
-    return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 3
-
-
-_NUMBER_WORDS = frozenset(
-    {
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "twelve",
-        "twenty",
-        "thirty",
-        "forty",
-        "fifty",
-        "hundred",
-        "several",
-        "few",
-    }
-)
-
-
-def _is_number(word: str) -> bool:
-    return word.isdigit() or word in _NUMBER_WORDS
-
-
-def agreement(label: str) -> dict[str, str]:
-    """Verb forms and the pronoun that agree with `label` ({is}, {does}, {was}, {has}, {it})."""
-    plural = is_plural(label)
-    return {
-        "is": "are" if plural else "is",
-        "does": "do" if plural else "does",
-        "was": "were" if plural else "was",
-        "has": "have" if plural else "has",
-        "it": "them" if plural else "it",
-    }
-
-
-def ladder(labels: Sequence[str], types: Sequence[str], methodology: MethodologyConfig) -> list[str]:
-    """The longest run of `labels` in which each node is a level above the one before.
-
-    A chain along any edges may step sideways ("no adverts" contrasts with "constant adverts"), a
-    repertory grid's element is placed on a pole, not a reason for it, and a job's solution is
-    chosen by its criteria, not their cause; only the steps up between reasons are said as "leads
-    to". Without the types (or with a type the ontology lacks) the labels are taken as they are.
-    """
-    nodes = [n for t in types if t and (n := methodology.node_type(t)) is not None]
-    if len(nodes) != len(labels):
-        return list(labels)
-    grid = tpl.method_key(methodology.name) == "repertory_grid"
-    placed = element_types(methodology) if grid else _CHOSEN_TYPES
-    runs: list[list[str]] = [[]]
-    previous = 0
-    for label, node in zip(labels, nodes, strict=True):
-        if node.name in placed:
-            runs.append([])  # an element (or a choice) ends a run and starts none
-            previous = 0
-            continue
-        if node.level <= previous:
-            runs.append([])
-        runs[-1].append(label)
-        previous = node.level
-    return max(runs, key=len)  # the first of the longest
-
-
-def joined_run(
-    graph: GraphDigest, methodology: MethodologyConfig, focus: str = ""
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The part of the longest chain that reads as one chain: its labels and their node types.
-
-    The graph store's chain follows directed edges of every type, so it can cross a contrast ("the
-    night shift's handover contrasts with the ward round"), a conflict, a preference or a revision;
-    said back, "first …, then …" would tell two contrasted incidents as one. The chain is cut at
-    every edge whose type does not join a chain, and the run holding `focus` is kept (else the
-    first of the longest). Without edge types (an older graph store) the chain is taken whole.
-    """
-    labels, types = graph.longest_chain_labels, graph.longest_chain_types
-    edges = graph.longest_chain_edge_types
-    if len(edges) != len(labels) - 1:
-        return labels, types
-    breaks = methodology.chain_breaking_edges
-    cuts = [0, *(i + 1 for i, kind in enumerate(edges) if kind in breaks), len(labels)]
-    runs = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
-    wanted = focus.strip().lower()
-    held = [r for r in runs if wanted and any(clean_label(x).lower() == wanted for x in labels[r[0] : r[1]])]
-    a, b = held[0] if held else max(runs, key=lambda r: r[1] - r[0])
-    return labels[a:b], types[a:b] if len(types) == len(labels) else ()
-
-
-def chain_to_say(graph: GraphDigest, methodology: MethodologyConfig, focus: str = "") -> list[str]:
-    """The longest chain's labels to say back (the run of it `joined_run` keeps): a sequence's
-    every step, else its ladder."""
-    return run_to_say(*joined_run(graph, methodology, focus), methodology)
-
-
-def run_to_say(labels: Sequence[str], types: Sequence[str], methodology: MethodologyConfig) -> list[str]:
-    """A run of the chain's labels (with their node types) as said back: a sequence's every step,
-    else its ladder."""
-    if tpl.method_key(methodology.name) in _SEQUENCE_CHAINS:
-        # the steps, not who took part in them ("first ward nurse, then going through …") nor where
-        # they happened; without the types (as in `ladder`) the labels are taken as they are
-        if len(types) != len(labels):
-            return list(labels)
-        aside = participant_types(methodology) | _PLACE_TYPES
-        return [label for label, kind in zip(labels, types, strict=True) if kind not in aside]
-    return ladder(labels, types, methodology)
-
-
-def say_labels(
-    labels: Sequence[str],
-    methodology: MethodologyConfig,
-    spoken: SpokenLabels,
-    types: Mapping[str, str] | None = None,
-) -> list[str]:
-    """Labels as the interviewer says them back; in a journey or an incident the things and people
-    keep the article their labels dropped: "with the driver, the app and checking out on it",
-    "first planning the weekly shop, then the delivery slot" (not "with driver, app and …"). Where
-    `types` (label -> node type) names a thing met or chosen by, so does it elsewhere ("the secure
-    fit leads to …"), and an attribute is a property ("the detailed sound", not "detailing sound")."""
-    sequence = tpl.method_key(methodology.name) in _SEQUENCE_CHAINS
-    kinds = types or {}
-    out: list[str] = []
-    for label in labels:
-        kind = kinds.get(label, "")
-        text, doing = spoken.say(
-            clean_label(label),
-            thing=kind in _THING_TYPES,
-            feeling=kind in _FEELING_TYPES,
-            worry=kind in _WORRY_TYPES,
-        )
-        met = sequence or kind in _MET_TYPES
-        out.append(spoken.with_article(text) if met and not doing else text)
-    return out
-
-
-def chain_types(graph: GraphDigest) -> dict[str, str]:
-    """The longest chain's node types by label (none when they do not pair with the labels)."""
-    labels, types = graph.longest_chain_labels, graph.longest_chain_types
-    return dict(zip(labels, types, strict=True)) if len(labels) == len(types) else {}
-
-
-def render_chain(labels: Sequence[str], methodology: str) -> str | None:
-    """The longest chain as a clause ("a leads to b, and that leads to c"), or None if too short.
-
-    Journeys and incidents are sequences ("first a, then b, then c"), other methods causal chains
-    (pass them through `ladder` first).
-    """
-    cleaned = [c for c in (clean_label(x) for x in labels) if c][:4]
-    if len(cleaned) < 2:
-        return None
-    if tpl.method_key(methodology) in _SEQUENCE_CHAINS:
-        return "first " + ", then ".join(cleaned)
-    verb = "lead to" if is_plural(cleaned[0]) else "leads to"
-    return f"{cleaned[0]} {verb} {cleaned[1]}" + "".join(f", and that leads to {c}" for c in cleaned[2:])
 
 
 # Lead-ins of a rewording (`offline_messages.offline_rephrase`): the first time the respondent asks
@@ -368,15 +159,15 @@ class FollowUpComposer:
         focus = clean_label(req.focus.label) if self._mode is FocusMode.RECENT_NODE else ""
         if focus:
             # said back as the respondent would hear it: "concentrating during your commute"
-            feeling = req.focus.node_type in _FEELING_TYPES
+            feeling = req.focus.node_type in FEELING_TYPES
             spoken, singular = self._spoken.say(
                 focus,
-                thing=req.focus.node_type in _THING_TYPES,
+                thing=req.focus.node_type in THING_TYPES,
                 feeling=feeling,
-                worry=req.focus.node_type in _WORRY_TYPES,
+                worry=req.focus.node_type in WORRY_TYPES,
             )
-            described = req.focus.node_type in _DESCRIBED_TYPES and " " in spoken
-            if not singular and (self._family == "actor" or req.focus.node_type in _MET_TYPES or described):
+            described = req.focus.node_type in DESCRIBED_TYPES and " " in spoken
+            if not singular and (self._family == "actor" or req.focus.node_type in MET_TYPES or described):
                 # "what did the nurse do", "what were you expecting at the app"
                 spoken = self._spoken.with_article(spoken)
             self._doing = singular

@@ -5,17 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from services.question.chains import chain_to_say, chain_types, render_chain, say_labels
 from services.question.models import ClosingRequest, OpeningRequest, RephraseRequest, TerminationReason
-from services.question.offline import (
-    NARROW_LEADS,
-    REPHRASE_LEADS,
-    chain_to_say,
-    chain_types,
-    render_chain,
-    say_labels,
-    stable_index,
-    without_lead_in,
-)
+from services.question.offline import NARROW_LEADS, REPHRASE_LEADS, stable_index, without_lead_in
 from services.question.places import says_whom_for
 from services.question.sanitize import is_reasoning, sanitize_question
 from services.question.spoken import SpokenLabels

@@ -1,4 +1,5 @@
-"""Small text helpers shared by the prompt builders, the offline engine and the sanitiser."""
+"""Small text helpers shared by the prompt builders, the offline engine and the sanitiser, and the
+number of a noun phrase (`is_plural`, `agreement`) that the offline engine's verbs agree with."""
 
 from __future__ import annotations
 
@@ -155,3 +156,87 @@ def lower_first(text: str) -> str:
     ):
         return text[0].lower() + text[1:]
     return text
+
+
+_PLURAL_WORDS = frozenset(
+    {"people", "children", "men", "women", "staff", "police", "feet", "teeth", "mice", "ads"}
+)
+# Singular nouns that end in a plural's "s" ("the steel thermos is", not "are").
+_SINGULAR_WORDS = frozenset(
+    {"thermos", "lens", "gas", "chaos", "canvas", "atlas", "bias", "diabetes", "maths"}
+)
+# Nouns in "-ing" that open a plural phrase ("morning walks", "wedding photos"): not a doing.
+_ING_NOUNS = frozenset(
+    {
+        "morning",
+        "evening",
+        "wedding",
+        "building",
+        "meeting",
+        "clothing",
+        "ceiling",
+        "earring",
+        "spring",
+        "string",
+    }
+)
+_SINGULAR_ENDINGS = ("ss", "us", "is", "ness", "ics", "ous", "'s", "ys")
+
+
+def is_plural(label: str) -> bool:
+    """A rough number check on the head of a noun phrase, for verb agreement: the last word before
+    a relative clause or a prepositional phrase ("energy that lasts", "price of apples": singular)."""
+    words = head_words(label)
+    if not words:
+        return False
+    rest = label.lower().split()[len(words) : len(words) + 1]
+    core = words[1:] if len(words) > 1 and words[0] in ARTICLES else words
+    if len(core) == 2 and _is_number(core[0]) and rest == ["of"]:
+        return False  # "(the) thirty hours of battery leads to …": an amount of something, one quantity
+    if len(core) > 1 and core[0].endswith("ing") and core[0] not in _ING_NOUNS:
+        return False  # "having palpitations in the middle of a shift leads to …": one doing
+    last = words[-1]
+    if last in _PLURAL_WORDS:
+        return True
+    if last in _SINGULAR_WORDS:
+        return False
+    return last.endswith("s") and not last.endswith(_SINGULAR_ENDINGS) and len(last) > 3
+
+
+_NUMBER_WORDS = frozenset(
+    {
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "several",
+        "few",
+    }
+)
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit() or word in _NUMBER_WORDS
+
+
+def agreement(label: str) -> dict[str, str]:
+    """Verb forms and the pronoun that agree with `label` ({is}, {does}, {was}, {has}, {it})."""
+    plural = is_plural(label)
+    return {
+        "is": "are" if plural else "is",
+        "does": "do" if plural else "does",
+        "was": "were" if plural else "was",
+        "has": "have" if plural else "has",
+        "it": "them" if plural else "it",
+    }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from services.question.chains import chain_to_say, joined_run
 from services.question.models import (
     ClosingRequest,
     ConceptBrief,
@@ -15,7 +16,6 @@ from services.question.models import (
     GraphDigest,
     TerminationReason,
 )
-from services.question.offline import chain_to_say, joined_run
 from services.question.offline_messages import offline_closing
 from services.question.prompts import chain_text, render_graph_summary
 from services.question.spoken import SpokenLabels

@@ -8,6 +8,7 @@ import string
 import pytest
 
 from services.question import templates as tpl
+from services.question.chains import chain_to_say, ladder, render_chain
 from services.question.models import (
     ClosingRequest,
     ConceptBrief,
@@ -18,21 +19,19 @@ from services.question.models import (
     RespondentIntent,
     TerminationReason,
 )
-from services.question.offline import (
-    NARROW_LEADS,
-    REPHRASE_LEADS,
-    FollowUpComposer,
-    chain_to_say,
-    is_plural,
-    ladder,
-    render_chain,
-    without_lead_in,
-)
+from services.question.offline import NARROW_LEADS, REPHRASE_LEADS, FollowUpComposer, without_lead_in
 from services.question.offline_messages import first_part, offline_closing, offline_opening, offline_rephrase
 from services.question.prompts import effective_focus_mode
 from services.question.sanitize import sanitize_question
 from services.question.spoken import SpokenLabels
-from services.question.text import clean_label, join_labels, normalise_question, topic_kind, topic_phrase
+from services.question.text import (
+    clean_label,
+    is_plural,
+    join_labels,
+    normalise_question,
+    topic_kind,
+    topic_phrase,
+)
 from shared.methodology import MethodologyRegistry
 from shared.methodology_models import FocusMode, MethodologyConfig, StrategyConfig
 from tests.unit.question.conftest import asked_over_turns, follow_up
