@@ -17,7 +17,8 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
 from shared.llm.base import LLMUsage
 from shared.methodology_models import FocusMode, InterviewPhase
-from shared.node_tracker import NODE_TRACKER_SCHEMA_VERSION, RESPONSE_DEPTHS, NodeState, NodeStateTracker
+from shared.node_state import RESPONSE_DEPTHS, NodeState
+from shared.node_tracker import NODE_TRACKER_SCHEMA_VERSION, NodeStateTracker
 from shared.validation import Violations
 
 MAX_STRATEGY_HISTORY = 30

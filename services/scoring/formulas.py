@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.node_tracker import RESPONSE_DEPTHS
+from shared.node_state import RESPONSE_DEPTHS
 
 # -- bands ------------------------------------------------------------------------------------------
 

@@ -36,7 +36,8 @@ from typing import NamedTuple, overload
 from services.scoring import formulas as f
 from services.scoring.registry import DetectionResult, SignalScalar
 from shared.methodology_models import MethodologyConfig, NodeBinding, PhaseConfig, StrategyConfig
-from shared.node_tracker import NodeState, NodeStateTracker
+from shared.node_state import NodeState
+from shared.node_tracker import NodeStateTracker
 from shared.signal_catalog import bin_continuous, is_node_scoped, resolve_weight_key
 
 REPETITION_SIGNAL = "temporal.strategy_repetition_count"

@@ -23,7 +23,7 @@ from shared.signal_catalog import SignalPool, SignalScope, ValueType, is_node_sc
 
 if TYPE_CHECKING:
     from services.scoring.context import DetectionContext
-    from shared.node_tracker import NodeState
+    from shared.node_state import NodeState
 
 SignalScalar = bool | int | float | str
 SignalMap = dict[str, SignalScalar]

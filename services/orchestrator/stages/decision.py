@@ -30,7 +30,8 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
 from shared.methodology import phase_for
 from shared.methodology_models import FocusMode, InterviewPhase, MethodologyConfig
-from shared.node_tracker import NodeStateTracker, UnknownNodeError, depth_label_for_score
+from shared.node_state import depth_label_for_score
+from shared.node_tracker import NodeStateTracker, UnknownNodeError
 
 INTENT = common_pb2.RespondentIntent
 # Intents after which the next question leaves the previous focus (a clarification request only

@@ -17,7 +17,7 @@ from services.scoring.registry import (
     SignalDetector,
     SignalScalar,
 )
-from shared.node_tracker import NodeState
+from shared.node_state import NodeState
 from shared.signal_catalog import SignalPool, SignalScope, ValueType
 
 B, INT, F, S = ValueType.BOOL, ValueType.INT, ValueType.FLOAT, ValueType.STR

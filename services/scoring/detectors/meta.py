@@ -15,7 +15,7 @@ from services.scoring.registry import (
     SignalScalar,
 )
 from shared.methodology import phase_for
-from shared.node_tracker import NodeState
+from shared.node_state import NodeState
 from shared.signal_catalog import SignalPool, SignalScope, ValueType
 
 

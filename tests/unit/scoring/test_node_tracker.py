@@ -7,14 +7,12 @@ from dataclasses import fields
 
 import pytest
 
+from shared.node_state import NodeState, NodeTrackerStateError, depth_label_for_score
 from shared.node_tracker import (
     NODE_TRACKER_SCHEMA_VERSION,
     GraphChangeSummary,
-    NodeState,
     NodeStateTracker,
-    NodeTrackerStateError,
     UnknownNodeError,
-    depth_label_for_score,
 )
 
 YIELD = GraphChangeSummary(nodes_added=1)
