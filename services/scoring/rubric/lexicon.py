@@ -126,3 +126,22 @@ NOT_NAMES: frozenset[str] = frozenset({
     "i", "i'm", "i'd", "i've", "i'll", "oh", "yes", "no", "ok", "okay", "yeah", "the", "a", "it", "my",
     "we",
 })
+
+# Words that carry no idea of their own: a clause of only these adds no idea unit, and they are
+# never new content.
+STOP_WORDS: frozenset[str] = frozenset({
+    "a", "an", "the", "it", "it's", "its", "is", "was", "are", "be", "been", "i", "i'm", "i've", "i'd",
+    "me", "my", "we", "our", "you", "your", "he", "she", "they", "them", "to", "of", "in", "on", "at",
+    "for", "with", "and", "or", "but", "so", "that", "this", "there", "do", "does", "did", "have", "has",
+    "had", "just", "really", "very", "yes", "no", "not", "ok", "okay", "yeah", "well", "then", "what",
+    "about", "as", "by", "if", "up", "out", "into", "all", "some", "any", "much", "more", "also", "too",
+    "would", "could", "can", "will", "which", "when", "how", "why", "where", "who", "one", "thing",
+    "things", "get", "got", "make", "made", "think", "know", "use", "used", "usually", "mostly",
+    "sometimes", "actually", "from", "than", "because", "since", "though", "although", "while", "else",
+    "don't", "dont", "didn't", "doesn't", "isn't", "wasn't", "can't", "won't", "i'll", "it'll", "same",
+    "nothing", "something", "anything", "like",
+})
+# Words before "like" that make it the verb of liking ("I like", "really like"), not a filler word.
+LIKE_SUBJECTS: frozenset[str] = frozenset({
+    "i", "we", "you", "they", "really", "i'd", "would", "son", "kids", "she", "he",
+})

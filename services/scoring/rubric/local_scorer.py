@@ -39,132 +39,6 @@ _WORD = re.compile(rf"[{UNSPACED}]|[^\W_{UNSPACED}](?:[^\W_{UNSPACED}]|['’:\-]
 _SENTENCE_SPLIT = re.compile(r"[.!?;]+(?:\s+|$)")
 _CLAUSE_SPLIT = re.compile(r"([.!?;:,]+)")  # the delimiters are kept: a sentence end resets a restatement
 _DIGIT = re.compile(r"\d")
-_STOP = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "it",
-        "it's",
-        "its",
-        "is",
-        "was",
-        "are",
-        "be",
-        "been",
-        "i",
-        "i'm",
-        "i've",
-        "i'd",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "she",
-        "they",
-        "them",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "and",
-        "or",
-        "but",
-        "so",
-        "that",
-        "this",
-        "there",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "just",
-        "really",
-        "very",
-        "yes",
-        "no",
-        "not",
-        "ok",
-        "okay",
-        "yeah",
-        "well",
-        "then",
-        "what",
-        "about",
-        "as",
-        "by",
-        "if",
-        "up",
-        "out",
-        "into",
-        "all",
-        "some",
-        "any",
-        "much",
-        "more",
-        "also",
-        "too",
-        "would",
-        "could",
-        "can",
-        "will",
-        "which",
-        "when",
-        "how",
-        "why",
-        "where",
-        "who",
-        "one",
-        "thing",
-        "things",
-        "get",
-        "got",
-        "make",
-        "made",
-        "think",
-        "know",
-        "use",
-        "used",
-        "usually",
-        "mostly",
-        "sometimes",
-        "actually",
-        "from",
-        "than",
-        "because",
-        "since",
-        "though",
-        "although",
-        "while",
-        "else",
-        "don't",
-        "dont",
-        "didn't",
-        "doesn't",
-        "isn't",
-        "wasn't",
-        "can't",
-        "won't",
-        "i'll",
-        "it'll",
-        "same",
-        "nothing",
-        "something",
-        "anything",
-        "like",
-    }
-)
-_PRONOUNS_BEFORE_LIKE = frozenset(
-    {"i", "we", "you", "they", "really", "i'd", "would", "son", "kids", "she", "he"}
-)
 USAGE = LLMUsage(client="scoring", provider="local", model="lexical-rubric", calls=0)
 
 
@@ -286,7 +160,9 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
         segments.append(segment)
         for seg in segments:
             content = [
-                w for w in seg if w not in _STOP and w not in lx.CONNECTORS and w not in lx.FILLER_WORDS
+                w
+                for w in seg
+                if w not in lx.STOP_WORDS and w not in lx.CONNECTORS and w not in lx.FILLER_WORDS
             ]
             if content and len(seg) >= 2:
                 if kind is _Clause.NEW:
@@ -317,7 +193,7 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
         polarity = 0.0
         if tok in lx.STRONG_POSITIVE_WORDS:
             polarity = 2.0
-        elif tok in lx.POSITIVE_WORDS and (tok != "like" or prev in _PRONOUNS_BEFORE_LIKE):
+        elif tok in lx.POSITIVE_WORDS and (tok != "like" or prev in lx.LIKE_SUBJECTS):
             polarity = 1.0
         elif tok in lx.STRONG_NEGATIVE_WORDS:
             polarity = -2.0
@@ -337,7 +213,7 @@ def extract_features(question: str, answer: str) -> LexicalFeatures:
     content_new = {
         w
         for w in (word.lower().strip("'-:") for word in new_words)
-        if w and w not in _STOP and w not in lx.FILLER_WORDS and w not in q_tokens and len(w) > 2
+        if w and w not in lx.STOP_WORDS and w not in lx.FILLER_WORDS and w not in q_tokens and len(w) > 2
     }
     return LexicalFeatures(
         word_count=len(tokens),
