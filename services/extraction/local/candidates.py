@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from spacy.tokens import Doc, Span, Token
@@ -20,6 +21,13 @@ from services.extraction.local.extent import (
 from services.extraction.local.labels import shape_label
 from services.extraction.local.labelwords import PERSON_PRONOUNS, POSSESSIVES
 from services.extraction.local.segment import Clause, narrated_time, strip_frames
+from services.extraction.local.spans import (
+    earlier_product,
+    enclosing,
+    inside_idiom,
+    negated_alternative,
+    the_one,
+)
 from services.extraction.local.stance import denies_friction, stance_of
 
 _MODE_CONFIDENCE = {
@@ -133,11 +141,11 @@ class CandidateFinder:
             return len(in_soft) <= len(tokens) // 2
 
         for m in inside:
-            if _negated_alternative(doc, m.start):
+            if negated_alternative(doc, m.start):
                 continue  # "calm instead of stressed": the rejected alternative is not an item
             if narrated_time(doc, m.start, m.end):
                 continue  # "the next time I went home": when it happened, not a lesson
-            if m.cue.mode is CueMode.NOUNS and _inside_idiom(doc, m, inside):
+            if m.cue.mode is CueMode.NOUNS and inside_idiom(doc, m, inside):
                 continue  # "feel in control of my day": no product control is meant
             nominal = m.cue.mode in (CueMode.NOUNS, CueMode.PHRASE)
             if not free(list(range(m.start, m.end)), m.cue.node_type, nested_ok=nominal):
@@ -164,7 +172,7 @@ class CandidateFinder:
         for span in vocab:
             if vocab_type is None:
                 break
-            region = _enclosing(chunks, span) or span
+            region = enclosing(chunks, span) or span
             inside_clause = clause.start <= span.start and span.end <= clause.end
             if not inside_clause or not free(list(range(region.start, region.end)), vocab_type, True):
                 continue
@@ -236,7 +244,7 @@ class CandidateFinder:
         """Whether `region`, about to become an item of `node_type`, names the product had before
         (`_earlier_product`); asked only of the lexicon's `property_type`: in a switch interview the
         old machine is a solution."""
-        return node_type == self.lexicon.spec.property_type and _earlier_product(
+        return node_type == self.lexicon.spec.property_type and earlier_product(
             doc, region, self.lexicon.ignore
         )
 
@@ -249,160 +257,146 @@ class CandidateFinder:
         matches: list[CueMatch],
         chunks: list[Span],
     ) -> Candidate | None:
-        mode = m.cue.mode
-        conf = _MODE_CONFIDENCE[mode]
-        source = f"{mode.value}:{m.cue.text}"
-        node_type = m.cue.node_type
-        if mode is CueMode.PHRASE:
-            chunk = _enclosing(chunks, doc[m.start : m.end])
-            if m.end - m.start == 1 and doc[m.start].pos_ == "ADJ" and chunk is not None:
-                # "soft ear cushions": the adjective names a property of the noun phrase's item
-                tokens = list(range(chunk.start, chunk.end))
-                return self._make(
-                    doc, clause, tokens, chunk.start, chunk.end, node_type, conf, source, from_noun=True
-                )
-            # "the pharmacist" is a participant; "driver carried the bags" is an event
-            nominal = doc[m.end - 1].pos_ in {"NOUN", "PROPN"} and all(
-                doc[i].pos_ not in {"VERB", "AUX"} for i in range(m.start, m.end)
-            )
-            return self._make(
-                doc,
-                clause,
-                list(range(m.start, m.end)),
-                m.start,
-                m.end,
-                node_type,
-                conf,
-                source,
-                from_noun=nominal,
-            )
-        if mode is CueMode.NOUNS:
-            region = _enclosing(chunks, doc[m.start : m.end])
-            if region is None:
-                if doc[m.end - 1].pos_ not in {"NOUN", "PROPN"}:
-                    return None  # "have to charge them": the verb, not the noun
-                region = doc[m.start : m.end]
-            # "(treated me as) part of the team", "the rest of the staff": the cue noun is the whole
-            # the phrase takes a part of; the node is that whole ("the team"), not "part of the team"
-            part_of = next(
-                (
-                    i
-                    for i in range(region.start + 1, m.start)
-                    if doc[i].lower_ == "of" and doc[i - 1].lemma_.lower() in _PARTITIVES
-                ),
-                None,
-            )
-            if part_of is not None:
-                region = doc[part_of + 1 : region.end]
-            if self._had_before(doc, region, node_type):
-                return None
-            # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
-            verb = next((i for i in range(m.end, region.end) if verb_like(doc[i])), None)
-            if verb is not None:
-                region = doc[region.start : verb]
-            # "a few machines | one evening": a time after the cue noun says when, not which
-            when = next((i for i in range(m.end, region.end - 1) if starts_time(doc, i)), None)
-            if when is not None:
-                region = doc[region.start : when]
-            return self._make(
-                doc,
-                clause,
-                list(range(region.start, region.end)),
-                region.start,
-                region.end,
-                node_type,
-                conf,
-                source,
-                from_noun=True,
-            )
-        if mode is CueMode.AFTER:
-            end = after_end(doc, clause, m, matches)
-            if end == m.end:
-                return None
-            if m.cue.weak and doc[m.end].lemma_.lower() in _MENTAL_VERBS:
-                return None  # "I can see why people like it": a thought, not what "I can" do
-            if _the_one(doc, m.end, end):
-                # "the nurse on the ward was the one who sorted it" says who did it (the person is
-                # the item), not how "the ward was"
-                return None
-            # "feeling calm | is what matters to me": a frame after the item is not part of it
-            rest = strip_frames(doc, list(range(m.end, end)), lead=False)
-            if not rest:
-                return None
-            subject = cue_subject(doc, clause, m, matches, chunks, bool(self.lexicon.spec.edges.participant))
-            cand = self._make(
-                doc,
-                clause,
-                subject + m.kept + rest,
-                subject[0] if subject else m.start,
-                m.end,
-                node_type,
-                conf,
-                source,
-            )
-            if cand is not None and subject and doc[subject[0]].lower_ in PERSON_PRONOUNS:
-                # a pronoun doer gives way when the label then has no room for the end of the doing
-                # ("she showed me how to use | the new inhalers")
-                bare = self._make(doc, clause, m.kept + rest, m.start, m.end, node_type, conf, source)
-                if bare is not None and len(set(bare.label_tokens) & set(rest)) > len(
-                    set(cand.label_tokens) & set(rest)
-                ):
-                    cand = bare
-            if cand is not None and not any(
-                i in rest and doc[i].lower_ not in _BARE_OBJECTS for i in cand.label_tokens
+        """The candidate cue match `m` reads, by its cue's mode, if any."""
+        r = _Reading(doc, clause, prev, m, matches, chunks)
+        return _READERS[m.cue.mode](self, r)
+
+    def _emit(
+        self,
+        r: _Reading,
+        tokens: list[int],
+        q_start: int,
+        q_end: int,
+        *,
+        from_noun: bool = False,
+        clause: Clause | None = None,
+    ) -> Candidate | None:
+        """`_make` with the type, confidence and source of the reading's cue."""
+        cue = r.m.cue
+        return self._make(
+            r.doc,
+            clause if clause is not None else r.clause,
+            tokens,
+            q_start,
+            q_end,
+            cue.node_type,
+            _MODE_CONFIDENCE[cue.mode],
+            f"{cue.mode.value}:{cue.text}",
+            from_noun=from_noun,
+        )
+
+    def _phrase(self, r: _Reading) -> Candidate | None:
+        doc, m = r.doc, r.m
+        chunk = enclosing(r.chunks, doc[m.start : m.end])
+        if m.end - m.start == 1 and doc[m.start].pos_ == "ADJ" and chunk is not None:
+            # "soft ear cushions": the adjective names a property of the noun phrase's item
+            return self._emit(r, list(range(chunk.start, chunk.end)), chunk.start, chunk.end, from_noun=True)
+        # "the pharmacist" is a participant; "driver carried the bags" is an event
+        nominal = doc[m.end - 1].pos_ in {"NOUN", "PROPN"} and all(
+            doc[i].pos_ not in {"VERB", "AUX"} for i in range(m.start, m.end)
+        )
+        return self._emit(r, list(range(m.start, m.end)), m.start, m.end, from_noun=nominal)
+
+    def _nouns(self, r: _Reading) -> Candidate | None:
+        doc, m = r.doc, r.m
+        region = enclosing(r.chunks, doc[m.start : m.end])
+        if region is None:
+            if doc[m.end - 1].pos_ not in {"NOUN", "PROPN"}:
+                return None  # "have to charge them": the verb, not the noun
+            region = doc[m.start : m.end]
+        # "(treated me as) part of the team", "the rest of the staff": the cue noun is the whole
+        # the phrase takes a part of; the node is that whole ("the team"), not "part of the team"
+        part_of = next(
+            (
+                i
+                for i in range(region.start + 1, m.start)
+                if doc[i].lower_ == "of" and doc[i - 1].lemma_.lower() in _PARTITIVES
+            ),
+            None,
+        )
+        if part_of is not None:
+            region = doc[part_of + 1 : region.end]
+        if self._had_before(doc, region, m.cue.node_type):
+            return None
+        # "dad | going home after …": a verb after the cue noun starts its predicate, not its name
+        verb = next((i for i in range(m.end, region.end) if verb_like(doc[i])), None)
+        if verb is not None:
+            region = doc[region.start : verb]
+        # "a few machines | one evening": a time after the cue noun says when, not which
+        when = next((i for i in range(m.end, region.end - 1) if starts_time(doc, i)), None)
+        if when is not None:
+            region = doc[region.start : when]
+        return self._emit(r, list(range(region.start, region.end)), region.start, region.end, from_noun=True)
+
+    def _after(self, r: _Reading) -> Candidate | None:
+        doc, clause, m = r.doc, r.clause, r.m
+        end = after_end(doc, clause, m, r.matches)
+        if end == m.end:
+            return None
+        if m.cue.weak and doc[m.end].lemma_.lower() in _MENTAL_VERBS:
+            return None  # "I can see why people like it": a thought, not what "I can" do
+        if the_one(doc, m.end, end):
+            # "the nurse on the ward was the one who sorted it" says who did it (the person is
+            # the item), not how "the ward was"
+            return None
+        # "feeling calm | is what matters to me": a frame after the item is not part of it
+        rest = strip_frames(doc, list(range(m.end, end)), lead=False)
+        if not rest:
+            return None
+        with_doers = bool(self.lexicon.spec.edges.participant)
+        subject = cue_subject(doc, clause, m, r.matches, r.chunks, with_doers)
+        cand = self._emit(r, subject + m.kept + rest, subject[0] if subject else m.start, m.end)
+        if cand is not None and subject and doc[subject[0]].lower_ in PERSON_PRONOUNS:
+            # a pronoun doer gives way when the label then has no room for the end of the doing
+            # ("she showed me how to use | the new inhalers")
+            bare = self._emit(r, m.kept + rest, m.start, m.end)
+            if bare is not None and len(set(bare.label_tokens) & set(rest)) > len(
+                set(cand.label_tokens) & set(rest)
             ):
-                # "(someone else had) explained | it": the label kept nothing of what follows the cue,
-                # and the cue word alone names nothing; the clause is left to the other readings
-                return None
-            return cand
-        if mode is CueMode.BEFORE:
-            start = before_start(doc, clause, m, matches, chunks)
-            if start >= m.start:
-                return None
-            return self._make(
-                doc, clause, list(range(start, m.start)) + m.kept, start, m.end, node_type, conf, source
-            )
-        if mode is CueMode.CLAUSE:
-            return self._make(
-                doc,
-                clause,
-                list(range(clause.start, clause.end)),
-                clause.start,
-                clause.end,
-                node_type,
-                conf,
-                source,
-            )
-        if mode is CueMode.PREVIOUS:
-            if prev is None:
-                return None
-            return self._make(
-                doc, prev, list(range(prev.start, prev.end)), prev.start, m.end, node_type, conf, source
-            )
-        # CHUNK_AFTER: the first noun phrase after the cue, close to it
-        nxt = next((c for c in chunks if m.end <= c.start < min(clause.end, m.end + 4)), None)
+                cand = bare
+        if cand is not None and not any(
+            i in rest and doc[i].lower_ not in _BARE_OBJECTS for i in cand.label_tokens
+        ):
+            # "(someone else had) explained | it": the label kept nothing of what follows the cue,
+            # and the cue word alone names nothing; the clause is left to the other readings
+            return None
+        return cand
+
+    def _before(self, r: _Reading) -> Candidate | None:
+        m = r.m
+        start = before_start(r.doc, r.clause, m, r.matches, r.chunks)
+        if start >= m.start:
+            return None
+        return self._emit(r, list(range(start, m.start)) + m.kept, start, m.end)
+
+    def _clause(self, r: _Reading) -> Candidate | None:
+        c = r.clause
+        return self._emit(r, list(range(c.start, c.end)), c.start, c.end)
+
+    def _previous(self, r: _Reading) -> Candidate | None:
+        prev = r.prev
+        if prev is None:
+            return None
+        return self._emit(r, list(range(prev.start, prev.end)), prev.start, r.m.end, clause=prev)
+
+    def _chunk_after(self, r: _Reading) -> Candidate | None:
+        """The first noun phrase after the cue, close to it."""
+        doc, clause, m = r.doc, r.clause, r.m
+        nxt = next((c for c in r.chunks if m.end <= c.start < min(clause.end, m.end + 4)), None)
         if nxt is None or nxt.end > clause.end:
             return None
         if any(
-            o.cue.mode is CueMode.NOUNS and o.cue.node_type != node_type and nxt.start <= o.start < nxt.end
-            for o in matches
+            o.cue.mode is CueMode.NOUNS
+            and o.cue.node_type != m.cue.node_type
+            and nxt.start <= o.start < nxt.end
+            for o in r.matches
         ):
             return None  # "I pay attention to Netflix": a named element stays an element, not a pole
-        end = relative_end(doc, nxt, clause, predicate_cue_starts(matches))
+        end = relative_end(doc, nxt, clause, predicate_cue_starts(r.matches))
         start = nxt.start
         if start - 1 >= max(m.end, clause.start) and doc[start - 1].lower_ == "no":
             start -= 1  # "(I pay attention to) no adverts": the pole, not "adverts"
-        return self._make(
-            doc,
-            clause,
-            m.kept + list(range(start, end)),
-            start,
-            end,
-            node_type,
-            conf,
-            source,
-            from_noun=True,
-        )
+        return self._emit(r, m.kept + list(range(start, end)), start, end, from_noun=True)
 
     def _make(
         self,
@@ -446,30 +440,6 @@ class CandidateFinder:
         )
 
 
-def _the_one(doc: Doc, start: int, end: int) -> bool:
-    """Whether tokens [start, end) open with "the one(s)" ("was | the one who sorted it")."""
-    return end - start >= 2 and doc[start].lower_ == "the" and doc[start + 1].lower_ in {"one", "ones"}
-
-
-# What makes "my old bluetooth pair" the product had before rather than one of its properties.
-_EARLIER = frozenset({"old", "previous", "former", "last"})
-
-
-def _earlier_product(doc: Doc, region: Span, kinds: frozenset[str]) -> bool:
-    """ "my old bluetooth pair", "my previous earbuds": a product the respondent had before, named by
-    its kind (`kinds`: the lexicon's ignored words, "pair", "headphone"), is what a story is about,
-    not a product property to ask what it makes possible."""
-    start = region.start + 1 if doc[region.start].lower_ in POSSESSIVES else region.start
-    head = doc[region.end - 1].lemma_.lower()
-    return (
-        region.end - start >= 2
-        and start > 0
-        and doc[start - 1].lower_ in POSSESSIVES
-        and doc[start].lower_ in _EARLIER
-        and (head in kinds or head.removesuffix("s") in kinds)  # the lookup lemmas miss "earbuds"
-    )
-
-
 def label_lemmas(doc: Doc, kept: list[int]) -> frozenset[str]:
     """The lemmas of a label's word tokens `kept` (words and hyphenated words, not punctuation)."""
     return frozenset(doc[i].lemma_.lower() for i in kept if doc[i].is_alpha or "-" in doc[i].text)
@@ -480,27 +450,24 @@ def is_content(tok: Token) -> bool:
     return not tok.is_stop or (tok.pos_ in {"NOUN", "PROPN"} and len(tok.text) > 3)
 
 
-def _inside_idiom(doc: Doc, m: CueMatch, matches: list[CueMatch]) -> bool:
-    """Whether a noun cue's word lies inside a phrase cue of another type that opens with a
-    preposition ("in control", "at ease"): such a phrase is an idiom whose noun names nothing,
-    where an event phrase ("rang the helpline") names its participants."""
-    return any(
-        o.cue.mode is CueMode.PHRASE
-        and o.cue.node_type != m.cue.node_type
-        and o.start <= m.start
-        and m.end <= o.end
-        and doc[o.start].pos_ == "ADP"
-        for o in matches
-    )
+@dataclass(frozen=True)
+class _Reading:
+    """One cue match in its clause, with what reading it needs."""
+
+    doc: Doc
+    clause: Clause
+    prev: Clause | None
+    m: CueMatch
+    matches: list[CueMatch]
+    chunks: list[Span]
 
 
-def _negated_alternative(doc: Doc, i: int) -> bool:
-    before = " ".join(t.lower_ for t in doc[max(0, i - 2) : i])
-    return before.endswith(("instead of", "rather than")) or before in {"not", "never"}
-
-
-def _enclosing(chunks: list[Span], span: Span) -> Span | None:
-    for c in chunks:
-        if c.start <= span.start and span.end <= c.end:
-            return c
-    return None
+_READERS: dict[CueMode, Callable[[CandidateFinder, _Reading], Candidate | None]] = {
+    CueMode.PHRASE: CandidateFinder._phrase,
+    CueMode.NOUNS: CandidateFinder._nouns,
+    CueMode.AFTER: CandidateFinder._after,
+    CueMode.BEFORE: CandidateFinder._before,
+    CueMode.CLAUSE: CandidateFinder._clause,
+    CueMode.PREVIOUS: CandidateFinder._previous,
+    CueMode.CHUNK_AFTER: CandidateFinder._chunk_after,
+}
