@@ -134,6 +134,14 @@ class MethodologyConfig(_Frozen):
         return frozenset(e.name for e in self.ontology.edges if not e.joins_chain)
 
     @property
+    def lowest_level_types(self) -> frozenset[str]:
+        """Names of the node types at the ontology's lowest level (a repertory grid's `element`)."""
+        if not self.ontology.nodes:
+            return frozenset()
+        lowest = min(n.level for n in self.ontology.nodes)
+        return frozenset(n.name for n in self.ontology.nodes if n.level == lowest)
+
+    @property
     def level_count(self) -> int:
         """Number of distinct ontology levels (normalises `graph.max_depth`)."""
         return len({n.level for n in self.ontology.nodes})

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
+from shared.node_state import NodeState
 from shared.node_tracker import GraphChangeSummary, NodeStateTracker
 
 
@@ -154,7 +155,25 @@ def newest_labels(
     in one slot of elements); with `surface` (label and type by surface node id) each of them is
     named, as the respondent said them, after the slot's own label."""
     states = sorted(tracker.states.values(), key=lambda s: (-s.created_at_turn, s.label))
-    known = surface or {}
+    return _named(states, limit, surface or {})
+
+
+def oldest_labels_of(
+    tracker: NodeStateTracker,
+    node_types: frozenset[str],
+    limit: int,
+    surface: Mapping[str, tuple[str, str]] | None = None,
+) -> list[str]:
+    """The labels of the tracker's nodes of `node_types`, oldest first (then by label), at most
+    `limit`; each surface node behind a slot is named as in `newest_labels`."""
+    states = sorted(
+        (s for s in tracker.states.values() if s.node_type in node_types),
+        key=lambda s: (s.created_at_turn, s.label),
+    )
+    return _named(states, limit, surface or {})
+
+
+def _named(states: Iterable[NodeState], limit: int, known: Mapping[str, tuple[str, str]]) -> list[str]:
     out: list[str] = []
     for state in states:
         if len(out) >= limit:

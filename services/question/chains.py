@@ -12,7 +12,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from services.question import templates as tpl
-from services.question.elements import element_types
 from services.question.fit import participant_types
 from services.question.models import GraphDigest
 from services.question.spoken import SpokenLabels
@@ -54,7 +53,7 @@ def ladder(labels: Sequence[str], types: Sequence[str], methodology: Methodology
     if len(nodes) != len(labels):
         return list(labels)
     grid = tpl.method_key(methodology.name) == "repertory_grid"
-    placed = element_types(methodology) if grid else _CHOSEN_TYPES
+    placed = methodology.lowest_level_types if grid else _CHOSEN_TYPES
     runs: list[list[str]] = [[]]
     previous = 0
     for label, node in zip(labels, nodes, strict=True):

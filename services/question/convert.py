@@ -79,6 +79,7 @@ def graph_digest(msg: question_pb2.GraphSummary) -> GraphDigest:
         max_depth=state.depth.max_depth,
         has_complete_chain=state.chain_completion.has_complete,
         node_labels=tuple(msg.node_labels),
+        element_labels=tuple(msg.element_labels),
         longest_chain_labels=tuple(msg.longest_chain_labels),
         # the types name the graph store's chain; labels looked up otherwise come without them
         longest_chain_types=tuple(state.depth.longest_chain_node_types)

@@ -26,15 +26,6 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s*|[\"“(]\s*)$")
 _PRONOUN_I = re.compile(r"\bI(?=\b|')")
 
 
-def element_types(methodology: MethodologyConfig) -> frozenset[str]:
-    """The ontology's lowest-level node types (a repertory grid's `element`)."""
-    nodes = methodology.ontology.nodes
-    if not nodes:
-        return frozenset()
-    lowest = min(n.level for n in nodes)
-    return frozenset(n.name for n in nodes if n.level == lowest)
-
-
 def _written_as_name(label: str, texts: Iterable[str]) -> str | None:
     """How `label` was written in `texts` when capitalised there not merely at a sentence start."""
     pattern = re.compile(rf"(?<![\w+]){re.escape(label)}(?![\w+])", re.IGNORECASE)
@@ -73,7 +64,7 @@ def triad_labels(
     said = [u.text for u in recent_turns if u.speaker is Speaker.RESPONDENT] + list(asked)
     focus_label = focus.label.strip()
     if focus.node_type:
-        is_element = focus.node_type in element_types(methodology)
+        is_element = focus.node_type in methodology.lowest_level_types
         shown = (element_name(focus_label, said) or focus_label) if is_element else None
     else:
         shown = element_name(focus_label, said)

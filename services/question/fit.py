@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from services.question import templates as tpl
-from services.question.elements import element_types
 from services.question.models import FocusNode
 from shared.methodology_models import MethodologyConfig
 
@@ -113,7 +112,7 @@ def fitting_family(family: str, focus: FocusNode, methodology: MethodologyConfig
     if node is None:
         return family
     repertory = tpl.method_key(methodology.name) == "repertory_grid"
-    if repertory and family in _POLAR and node.name in element_types(methodology):
+    if repertory and family in _POLAR and node.name in methodology.lowest_level_types:
         return "triad"
     poles = pole_types(methodology)
     if family == "opposite_pole" and poles and node.name not in poles:

@@ -97,6 +97,9 @@ class GraphDigest(_Model):
     has_complete_chain: bool = False
     node_labels: tuple[str, ...] = ()
     longest_chain_labels: tuple[str, ...] = ()
+    element_labels: tuple[str, ...] = Field(
+        default=(), description="Labels of the ontology's lowest-level nodes, oldest first."
+    )
     longest_chain_types: tuple[str, ...] = Field(
         default=(), description="Node types of longest_chain_labels, same order (empty if unknown)."
     )

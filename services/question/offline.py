@@ -193,6 +193,9 @@ class FollowUpComposer:
                 **agreement(self._topic),
             }
         labels = [c for c in (clean_label(x) for x in req.graph_summary.node_labels) if c]
+        # Triads take their elements from the newest labels only, not from `element_labels` (the
+        # older ones, for the LLM's prompt): triads naming those too brought nothing new in 63
+        # simulated grids, and fewer questions then asked for new elements (2026-12-03)
         triad_focus, elements = triad_labels(
             labels, req.focus, self._methodology, req.recent_turns, req.previous_questions
         )

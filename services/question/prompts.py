@@ -136,6 +136,9 @@ def render_graph_summary(graph: GraphDigest) -> str:
     ]
     if graph.node_labels:
         lines.append("Salient concepts: " + "; ".join(graph.node_labels))
+    if graph.element_labels:
+        # the items compared (a repertory grid's elements): salient concepts are only the newest
+        lines.append("Concepts of the lowest level, oldest first: " + "; ".join(graph.element_labels))
     return block(GRAPH_SUMMARY, "\n".join(lines))
 
 

@@ -130,6 +130,7 @@ def validate_follow_up(
     _turns(v, req.recent_turns, max_chars)
     _labels(v, req.graph_summary.node_labels, "graph_summary.node_labels")
     _labels(v, req.graph_summary.longest_chain_labels, "graph_summary.longest_chain_labels")
+    _labels(v, req.graph_summary.element_labels, "graph_summary.element_labels")
     v.check(len(req.rationale) <= MAX_LIST_ITEMS, "rationale", f"at most {MAX_LIST_ITEMS} entries")
     for i, reason in enumerate(req.rationale[:MAX_LIST_ITEMS]):
         v.require_text(reason.signal_name, f"rationale[{i}].signal_name", MAX_LABEL_CHARS)
@@ -158,6 +159,7 @@ def validate_closing(
     _turns(v, req.recent_turns, max_chars)
     _labels(v, req.graph_summary.node_labels, "graph_summary.node_labels")
     _labels(v, req.graph_summary.longest_chain_labels, "graph_summary.longest_chain_labels")
+    _labels(v, req.graph_summary.element_labels, "graph_summary.element_labels")
     v.raise_if_any()
     return _checked(methodology)
 

@@ -195,6 +195,11 @@ async def test_offline_round_trips(offline_channel: grpc.aio.Channel) -> None:
             f"at most {MAX_TEXT} characters",
         ),
         ({"focus_mode": 42}, "focus_mode", "unknown enum value 42"),
+        (
+            {"graph_summary": question_pb2.GraphSummary(element_labels=["Netflix", "x" * 501])},
+            "graph_summary.element_labels[1]",
+            "at most 500 characters",
+        ),
     ],
 )
 async def test_invalid_argument_with_field_violations(

@@ -32,7 +32,7 @@ from services.orchestrator.pipeline import PipelineContext, Stage
 from services.orchestrator.repository import utc_now, utterance_id
 from services.orchestrator.stages.common import StageDeps, known_labels, node_labels
 from services.orchestrator.stages.graph import discovery_request
-from services.orchestrator.tracking import newest_labels
+from services.orchestrator.tracking import newest_labels, oldest_labels_of
 from shared.channels import effective_timeout, error_from_rpc
 from shared.errors import DependencyDeadlineError
 from shared.gen.interview.common.v1 import common_pb2
@@ -156,10 +156,12 @@ class QuestionGenerationStage(Stage):
         return final
 
     async def _summary(self, ctx: PipelineContext) -> question_pb2.GraphSummary:
-        """Graph metrics, salient labels (newest first) and the longest chain's labels."""
+        """Graph metrics, salient labels (newest first), the longest chain's labels and the
+        lowest-level nodes' labels (oldest first)."""
         loaded = ctx.get(ContextLoadingOutput)
         state = ctx.get(StateComputationOutput).graph_state
         tracker = ctx.get(StrategySelectionOutput).tracker
+        methodology = self._d.methodologies.get(loaded.methodology)
         path = list(state.depth.longest_chain_path)
         known = known_labels(loaded, ctx.get(GraphUpdateOutput))
         # The graph store names the chain's nodes; a state without the labels (a checkpoint from an
@@ -173,6 +175,7 @@ class QuestionGenerationStage(Stage):
             # every surface node behind a slot is named: the respondent said them apart
             node_labels=newest_labels(tracker, SUMMARY_LABELS, known),
             longest_chain_labels=chain,
+            element_labels=oldest_labels_of(tracker, methodology.lowest_level_types, SUMMARY_LABELS, known),
         )
 
 

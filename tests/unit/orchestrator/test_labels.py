@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from services.orchestrator.contracts import (
     ContextLoadingOutput,
     GraphUpdateOutput,
@@ -18,7 +20,10 @@ from shared.gen.interview.common.v1 import common_pb2
 from shared.gen.interview.extraction.v1 import extraction_pb2
 from shared.gen.interview.graph.v1 import graph_pb2
 from shared.gen.interview.scoring.v1 import scoring_pb2
+from shared.methodology import MethodologyRegistry
 from tests.unit.orchestrator.support import context_output
+
+METHODOLOGIES = MethodologyRegistry(Path(__file__).resolve().parents[3] / "config" / "methodologies")
 
 
 def _loaded(existing: list[extraction_pb2.ExistingNode] | None) -> ContextLoadingOutput:
@@ -90,12 +95,13 @@ class _Graph:
         return type("Stub", (), {"BatchGetNodes": None})()
 
 
-async def _chain(labels: list[str]) -> tuple[list[str], list[list[str]]]:
-    """The summary's chain labels for a chain n7 → n8 whose nodes the turn does not hold."""
-    graph = _Graph()
-    stage = QuestionGenerationStage(StageDeps(graph, None, None, None, None))  # type: ignore[arg-type]
-    ctx = PipelineContext(turn=TurnInput("s", 3, "an answer", None))
-    ctx.set(StageName.CONTEXT_LOADING, _loaded(None))
+def _summary_context(
+    loaded: ContextLoadingOutput, labels: list[str], tracker: dict[str, object] | None = None
+) -> PipelineContext:
+    """A turn's context up to question generation: a chain n7 → n8 named `labels` (the turn holds
+    neither node) and the strategy stage's `tracker`."""
+    ctx = PipelineContext(turn=TurnInput("s", loaded.turn_number, "an answer", None))
+    ctx.set(StageName.CONTEXT_LOADING, loaded)
     ctx.set(
         StageName.GRAPH_UPDATE, GraphUpdateOutput(response=graph_pb2.ApplyExtractionResponse(), tracker={})
     )
@@ -114,10 +120,23 @@ async def _chain(labels: list[str]) -> tuple[list[str], list[list[str]]]:
     ctx.set(
         StageName.STRATEGY_SELECTION,
         StrategySelectionOutput(
-            selection=scoring_pb2.SelectStrategyResponse(), focus_label="", focus_node_type="", tracker={}
+            selection=scoring_pb2.SelectStrategyResponse(),
+            focus_label="",
+            focus_node_type="",
+            tracker=tracker or {},
         ),
     )
-    summary = await stage._summary(ctx)
+    return ctx
+
+
+def _stage(graph: _Graph) -> QuestionGenerationStage:
+    return QuestionGenerationStage(StageDeps(graph, None, None, METHODOLOGIES, None))  # type: ignore[arg-type]
+
+
+async def _chain(labels: list[str]) -> tuple[list[str], list[list[str]]]:
+    """The summary's chain labels for a chain n7 → n8 whose nodes the turn does not hold."""
+    graph = _Graph()
+    summary = await _stage(graph)._summary(_summary_context(_loaded(None), labels))
     return list(summary.longest_chain_labels), graph.asked
 
 
@@ -125,3 +144,31 @@ async def test_the_chain_is_named_by_the_graph_state_without_a_lookup() -> None:
     assert await _chain(["light", "comfort"]) == (["light", "comfort"], [])
     # A graph state without the names (a checkpoint from an older graph store): looked up by id.
     assert await _chain([]) == (["looked up n7", "looked up n8"], [["n7", "n8"]])
+
+
+async def test_the_summary_names_a_grids_elements_oldest_first_past_the_newest_twelve() -> None:
+    # Turns 1-3 name three elements; turns 4-9 two poles each. The newest twelve labels leave out
+    # the first elements named, which a triad still needs: the summary names every element.
+    tracker = load_tracker(None)
+    for turn, name in enumerate(["Netflix", "YouTube", "Disney+"], start=1):
+        created = graph_pb2.ApplyExtractionResponse(nodes_created=[_node(f"e{turn}", name, "element")])
+        apply_graph_update(tracker, created, turn)
+    for turn in range(4, 10):
+        poles = [
+            _node(f"p{turn}", f"pole {turn}", "emergent_pole"),
+            _node(f"q{turn}", f"other {turn}", "implicit_pole"),
+        ]
+        apply_graph_update(tracker, graph_pb2.ApplyExtractionResponse(nodes_created=poles), turn)
+    apply_graph_update(
+        tracker, graph_pb2.ApplyExtractionResponse(nodes_created=[_node("e10", "Prime Video", "element")]), 10
+    )
+    loaded = context_output(methodology="repertory_grid", turn_number=11, max_turns=20)
+    ctx = _summary_context(loaded, ["pole 9", "other 9"], tracker.to_dict())
+    summary = await _stage(_Graph())._summary(ctx)
+    assert "Netflix" not in summary.node_labels  # the newest twelve
+    assert list(summary.element_labels) == ["Netflix", "YouTube", "Disney+", "Prime Video"]
+
+    # A means-end chain's lowest level is the attribute: the elements are not named for it.
+    mec = context_output(methodology="means_end_chain", turn_number=11, max_turns=20)
+    none = await _stage(_Graph())._summary(_summary_context(mec, [], tracker.to_dict()))
+    assert list(none.element_labels) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.question.elements import element_name, element_types, triad_labels
+from services.question.elements import element_name, triad_labels
 from services.question.models import FocusNode, FollowUpRequest, GraphDigest, Speaker, Utterance
 from services.question.offline import FollowUpComposer
 from services.question.spoken import SpokenLabels
@@ -60,7 +60,7 @@ def test_names_written_with_capitals_are_elements() -> None:
 
 def test_the_focus_counts_only_when_its_node_type_is_an_element(methodologies: MethodologyRegistry) -> None:
     rgt = methodologies.get("repertory_grid")
-    assert element_types(rgt) == frozenset({"element"})
+    assert rgt.lowest_level_types == frozenset({"element"})
     pole = FocusNode(node_id="p", label="lots of original shows", node_type="emergent_pole")
     assert triad_labels(LABELS, pole, rgt, SAID)[0] == ""
     element = FocusNode(node_id="e", label="netflix", node_type="element")

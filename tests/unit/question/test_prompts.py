@@ -19,7 +19,7 @@ from services.question.models import (
     TerminationReason,
     Utterance,
 )
-from services.question.prompts import PromptBuilder
+from services.question.prompts import PromptBuilder, render_graph_summary
 from services.question.rationale import RationaleBuilder
 from services.question.settings import QuestionSettings
 from shared.methodology import MethodologyRegistry
@@ -267,3 +267,15 @@ def test_settings_env_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = QuestionSettings()
     assert settings.followup_temperature == 0.8
     assert settings.port == 6056
+
+
+def test_the_graph_summary_names_the_lowest_level_concepts_oldest_first() -> None:
+    # a grid's triad presents elements: the first ones named are no longer among the salient
+    graph = GraphDigest(
+        node_count=16, node_labels=("Prime Video", "no adverts"), element_labels=("Netflix", "Prime Video")
+    )
+    text = render_graph_summary(graph)
+    assert "Concepts of the lowest level, oldest first: Netflix; Prime Video" in text
+    assert "lowest level" not in render_graph_summary(
+        GraphDigest(node_count=2, node_labels=("price", "taste"))
+    )

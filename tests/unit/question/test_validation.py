@@ -8,12 +8,15 @@ from services.question.models import (
     ClosingRequest,
     ConceptBrief,
     FocusNode,
+    GraphDigest,
     OpeningRequest,
     RephraseRequest,
     Speaker,
     Utterance,
 )
 from services.question.validation import (
+    MAX_LABEL_CHARS,
+    MAX_LIST_ITEMS,
     validate_closing,
     validate_follow_up,
     validate_opening,
@@ -131,3 +134,17 @@ def test_closing_and_rephrase(methodologies: MethodologyRegistry) -> None:
         ).name
         == "means_end_chain"
     )
+
+
+def test_the_graph_summarys_element_labels_are_bounded(methodologies: MethodologyRegistry) -> None:
+    graph = GraphDigest(element_labels=("Netflix", "x" * (MAX_LABEL_CHARS + 1)))
+    with pytest.raises(InvalidArgumentError) as exc:
+        validate_follow_up(follow_up(graph_summary=graph), methodologies, MAX)
+    assert set(_fields(exc)) == {"graph_summary.element_labels[1]"}
+    many = GraphDigest(element_labels=tuple(f"element {i}" for i in range(MAX_LIST_ITEMS + 1)))
+    req = ClosingRequest(
+        session_id="s1", methodology="repertory_grid", concept=ConceptBrief(name="TV"), graph_summary=many
+    )
+    with pytest.raises(InvalidArgumentError) as exc:
+        validate_closing(req, methodologies, MAX)
+    assert _fields(exc) == {"graph_summary.element_labels": f"at most {MAX_LIST_ITEMS} labels"}
