@@ -4,6 +4,7 @@ through the real SDKs against the fake provider server."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -301,11 +302,18 @@ async def test_llm_stream_round_trip_relays_deltas_in_order(
     assert final.question == "What does long battery life give you?"
     assert (final.usage.provider, final.usage.calls, final.usage.input_tokens) == ("openai", 1, 300)
 
-    unary = await stub.GenerateFollowUpQuestion(_follow_up())
+    # the lowest-level labels the orchestrator sends beside the newest ones reach the model's prompt
+    graph = question_pb2.GraphSummary(
+        node_labels=["long battery life"], element_labels=["noise cancelling", "fit"]
+    )
+    unary = await stub.GenerateFollowUpQuestion(_follow_up(graph_summary=graph))
     assert unary.question == "Why does it matter?"
     stream_request, unary_request = fake_llm.requests
     assert stream_request.streamed and not unary_request.streamed
     assert unary_request.body["temperature"] == 0.7
+    prompt = json.dumps(unary_request.body["messages"])
+    assert "Concepts of the lowest level, oldest first: noise cancelling; fit" in prompt
+    assert "noise cancelling" not in json.dumps(stream_request.body["messages"])
 
 
 async def test_llm_rate_limit_maps_to_resource_exhausted(
