@@ -242,8 +242,8 @@ class CandidateFinder:
 
     def _had_before(self, doc: Doc, region: Span, node_type: str) -> bool:
         """Whether `region`, about to become an item of `node_type`, names the product had before
-        (`_earlier_product`); asked only of the lexicon's `property_type`: in a switch interview the
-        old machine is a solution."""
+        (`spans.earlier_product`); asked only of the lexicon's `property_type`: in a switch
+        interview the old machine is a solution."""
         return node_type == self.lexicon.spec.property_type and earlier_product(
             doc, region, self.lexicon.ignore
         )
