@@ -15,14 +15,9 @@ import os
 import signal
 import sys
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.fake_provider import free_ports
 from services.launcher import SERVICES, child_env, wait_healthy
@@ -226,26 +221,3 @@ class ServiceSet:
 def sqlite_urls(folder: Path) -> dict[str, str]:
     """One SQLite file per stateful service."""
     return {name: f"sqlite+aiosqlite:///{folder / f'{name}.db'}" for name in STATEFUL}
-
-
-async def create_pg_database(server_url: str) -> str:
-    """A scratch database on the server (dropped by `drop_pg_database`); returns its URL."""
-    name = f"bench_{uuid.uuid4().hex[:12]}"
-    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        await engine.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
-
-
-async def drop_pg_database(server_url: str, database_url: str) -> None:
-    """Drop a scratch database (FORCE: leftover connections do not keep it alive)."""
-    name = make_url(database_url).database
-    engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
-    try:
-        async with engine.connect() as conn:
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        await engine.dispose()

@@ -40,12 +40,11 @@ from bench.procs import (
     ROOT,
     LoadMeter,
     ServiceSet,
-    create_pg_database,
     die_with_parent,
-    drop_pg_database,
     sqlite_urls,
 )
 from bench.report import render_markdown, targets
+from tests.pg import create_database, drop_database
 
 SLOW_MS = 300.0
 WARM_TURNS = 3
@@ -272,14 +271,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             calibration.append({"when": "after sqlite", **calibrate.reading()})
             pg_server = os.environ.get("TEST_DATABASE_URL", "")
             if pg_server and not args.no_postgres:
-                database = await create_pg_database(pg_server)
+                database = await create_database(pg_server, prefix="bench")
                 try:
                     urls = {name: database for name in ("orchestrator", "graph_store", "canonical_slots")}
                     report["databases"]["postgres"] = await run_database(
                         "postgres", urls, fake, logs(args.out, "postgres"), plan
                     )
                 finally:
-                    await drop_pg_database(pg_server, database)
+                    await drop_database(pg_server, database)
                 calibration.append({"when": "after postgres", **calibrate.reading()})
             else:
                 report["databases"]["postgres"] = {"skipped": "TEST_DATABASE_URL not set (or --no-postgres)"}

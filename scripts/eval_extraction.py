@@ -21,8 +21,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from services.extraction.engine import ExtractionEngine  # noqa: E402
-from services.extraction.evaluation import Counts, GoldSet, Matcher, load_gold, score_item  # noqa: E402
-from services.extraction.models import ConceptBrief, ExtractionRequest  # noqa: E402
+from services.extraction.evaluation import Counts, evaluate_set, load_gold  # noqa: E402
 from services.extraction.nlp import build_nlp  # noqa: E402
 from services.extraction.preprocess import Preprocessor  # noqa: E402
 from shared.llm.base import LLMClientName  # noqa: E402
@@ -40,33 +39,6 @@ def build_engine(config_dir: Path = ROOT / "config") -> tuple[ExtractionEngine, 
         preprocessor=pre, methodologies=registry.get, llm=LocalLLMClient(name=LLMClientName.EXTRACTION)
     )
     return engine, ConceptRegistry(config_dir, registry)
-
-
-async def evaluate_set(
-    engine: ExtractionEngine, concepts: ConceptRegistry, gold: GoldSet, split: str | None = None
-) -> Counts:
-    """Run the engine on every item of `gold` (optionally one split) and sum the counts."""
-    concept = concepts.get(gold.concept)
-    brief = ConceptBrief(
-        id=concept.id, name=concept.name, objective=concept.objective, vocabulary=concept.vocabulary
-    )
-    matcher = Matcher(engine.pre.pipeline.lemma)
-    total = Counts()
-    for item in gold.items:
-        if split is not None and item.split != split:
-            continue
-        request = ExtractionRequest(
-            session_id="eval",
-            utterance_id=item.id,
-            text=item.text,
-            question=item.question,
-            methodology=gold.methodology,
-            concept=brief,
-            existing_nodes=tuple(item.existing),
-        )
-        result = await engine.extract(request)
-        total.add(score_item(item, result, matcher))
-    return total
 
 
 def gold_files() -> list[Path]:

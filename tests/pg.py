@@ -12,8 +12,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 
-async def create_database(server_url: str) -> str:
-    name = f"test_{uuid.uuid4().hex[:16]}"
+async def create_database(server_url: str, prefix: str = "test") -> str:
+    """A scratch database on the server, named `<prefix>_<random>` (dropped by `drop_database`);
+    returns its URL. The benchmark uses it too, with its own prefix."""
+    name = f"{prefix}_{uuid.uuid4().hex[:16]}"
     engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
     try:
         async with engine.connect() as conn:
@@ -24,6 +26,7 @@ async def create_database(server_url: str) -> str:
 
 
 async def drop_database(server_url: str, database_url: str) -> None:
+    """Drop a scratch database made by `create_database`."""
     name = make_url(database_url).database
     engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
     try:

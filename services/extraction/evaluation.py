@@ -12,11 +12,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel, Field
 
-from services.extraction.models import ExistingNode, ExtractionResult
+from services.extraction.models import ConceptBrief, ExistingNode, ExtractionRequest, ExtractionResult
+
+if TYPE_CHECKING:
+    from services.extraction.engine import ExtractionEngine
+    from shared.methodology import ConceptRegistry
 
 
 class GoldNode(BaseModel):
@@ -185,3 +190,38 @@ def score_item(item: GoldItem, result: ExtractionResult, matcher: Matcher) -> Co
         if i not in used_e
     ]
     return counts
+
+
+async def evaluate_set(
+    engine: ExtractionEngine,
+    concepts: ConceptRegistry,
+    gold: GoldSet,
+    split: str | None = None,
+    *,
+    check: Callable[[ExtractionResult], None] | None = None,
+) -> Counts:
+    """Run `engine` on every item of `gold` (optionally one split) and sum the counts; `check`, when
+    given, sees every result first (the gold test asserts there that no LLM was called)."""
+    concept = concepts.get(gold.concept)
+    brief = ConceptBrief(
+        id=concept.id, name=concept.name, objective=concept.objective, vocabulary=concept.vocabulary
+    )
+    matcher = Matcher(engine.pre.pipeline.lemma)
+    total = Counts()
+    for item in gold.items:
+        if split is not None and item.split != split:
+            continue
+        request = ExtractionRequest(
+            session_id="gold",
+            utterance_id=item.id,
+            text=item.text,
+            question=item.question,
+            methodology=gold.methodology,
+            concept=brief,
+            existing_nodes=tuple(item.existing),
+        )
+        result = await engine.extract(request)
+        if check is not None:
+            check(result)
+        total.add(score_item(item, result, matcher))
+    return total

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from services.extraction.engine import ExtractionEngine
-from services.extraction.evaluation import Counts, GoldSet, Matcher, load_gold, score_item
-from services.extraction.models import ConceptBrief, ExtractionRequest
+from services.extraction.evaluation import Counts, GoldSet, evaluate_set, load_gold
+from services.extraction.models import ConceptBrief, ExtractionRequest, ExtractionResult
 from shared.methodology import ConceptRegistry
 from tests.unit.extraction.conftest import DATA_DIR
 
@@ -33,31 +33,14 @@ OVERALL_FLOOR = (0.80, 0.90, 0.60, 0.80)
 HELDOUT_FLOOR = (0.75, 0.80)  # nodes only: the held-out items are few
 
 
+def _offline_only(result: ExtractionResult) -> None:
+    assert result.extractor == "local" and result.usage.calls == 0
+
+
 async def _score(
     engine: ExtractionEngine, concepts: ConceptRegistry, gold: GoldSet, split: str | None
 ) -> Counts:
-    concept = concepts.get(gold.concept)
-    brief = ConceptBrief(
-        id=concept.id, name=concept.name, objective=concept.objective, vocabulary=concept.vocabulary
-    )
-    matcher = Matcher(engine.pre.pipeline.lemma)
-    counts = Counts()
-    for item in gold.items:
-        if split is not None and item.split != split:
-            continue
-        request = ExtractionRequest(
-            session_id="gold",
-            utterance_id=item.id,
-            text=item.text,
-            question=item.question,
-            methodology=gold.methodology,
-            concept=brief,
-            existing_nodes=tuple(item.existing),
-        )
-        result = await engine.extract(request)
-        assert result.extractor == "local" and result.usage.calls == 0
-        counts.add(score_item(item, result, matcher))
-    return counts
+    return await evaluate_set(engine, concepts, gold, split, check=_offline_only)
 
 
 def _floors_met(counts: Counts, floors: tuple[float, ...]) -> list[str]:
