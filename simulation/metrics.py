@@ -6,9 +6,9 @@
   agree); hidden chains completed (one walk through the graph: a node for every element, each
   joined to the next by an edge wherever the chain has a link) and connected (first and last
   element joined by some path in the graph), also over canonical slots (the same walk with each
-  node read as its slot). Recall is reported against everything hidden and
-  against what the respondent actually revealed, which separates the interviewer's coverage from
-  the extractor's accuracy.
+  node read as its slot), and where each chain's walk stopped and why (`simulation.chains`). Recall
+  is reported against everything hidden and against what the respondent actually revealed, which
+  separates the interviewer's coverage from the extractor's accuracy.
 * Questions (`questions`): exact repeats (same words, case and punctuation ignored) and near
   repeats (content-lemma Jaccard ≥ 0.8, or embedding cosine ≥ 0.92 with an embedder) of an
   earlier question, rewordings the respondent asked for ("what do you mean?") counted apart;
@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from simulation.chains import links_along, outcome, walks
 from simulation.matching import ElementMatcher, Match
 from simulation.records import (
     GraphSnapshot,
@@ -32,7 +33,7 @@ from simulation.records import (
     RunRecord,
     TurnRecord,
 )
-from simulation.scenarios import Chain, HiddenLink, Scenario
+from simulation.scenarios import Scenario
 from simulation.text import Lemmatizer, jaccard, normalise_question
 
 if TYPE_CHECKING:
@@ -63,38 +64,14 @@ def _connected(graph: GraphSnapshot, starts: set[str], ends: set[str]) -> bool:
     return False
 
 
-def _walks(
-    elements: Sequence[str],
-    links: Sequence[HiddenLink | None],
-    nodes_of: dict[str, set[str]],
-    pairs: dict[tuple[str, str], str],
-) -> bool:
-    """Whether the graph holds the chain as one walk: a node for each element, each joined to the
-    next by an edge (either direction) wherever the chain has a hidden link. An element split over
-    two nodes, one holding the link below and the other the link above, does not complete it."""
-    reached = nodes_of.get(elements[0], set())
-    for nxt, link in zip(elements[1:], links, strict=True):
-        candidates = nodes_of.get(nxt, set())
-        if link is not None:
-            candidates = {b for b in candidates if any((a, b) in pairs or (b, a) in pairs for a in reached)}
-        if not candidates:
-            return False
-        reached = candidates
-    return bool(reached)
-
-
-def _links_along(scenario: Scenario, chain: Chain) -> list[HiddenLink | None]:
-    """The hidden link between each element of `chain` and the next (None where there is none)."""
-    return [scenario.link_between(a, b) for a, b in zip(chain.elements, chain.elements[1:], strict=False)]
-
-
 def _canonical_chains(
     scenario: Scenario,
     graph: GraphSnapshot,
     nodes_of: dict[str, set[str]],
     pairs: dict[tuple[str, str], str],
-) -> int | None:
-    """Chains completed when every node is read as its canonical slot (None without slots).
+) -> list[bool] | None:
+    """Per chain, whether it completes when every node is read as its canonical slot (None without
+    slots).
 
     The surface walk fails where one element was told twice in other words ("nurse rang me to plan
     the discharge", "discharge nurse phoned me") and each node holds one of its links; the canonical
@@ -108,11 +85,9 @@ def _canonical_chains(
 
     slots_of = {element: {slot(n) for n in nodes} for element, nodes in nodes_of.items()}
     slot_pairs = {(slot(a), slot(b)): edge_type for (a, b), edge_type in pairs.items()}
-    return sum(
-        1
-        for chain in scenario.chains
-        if _walks(chain.elements, _links_along(scenario, chain), slots_of, slot_pairs)
-    )
+    return [
+        walks(chain.elements, links_along(scenario, chain), slots_of, slot_pairs) for chain in scenario.chains
+    ]
 
 
 def recall_metrics(
@@ -142,16 +117,23 @@ def recall_metrics(
             links_typed.add(link.id)
     completed = connected = 0
     progress = []
-    for chain in scenario.chains:
+    canonical = _canonical_chains(scenario, graph, nodes_of, pairs)
+    labels = {n.id: (n.label, n.node_type) for n in graph.nodes}
+    outcomes = []
+    for i, chain in enumerate(scenario.chains):
         progress.append(sum(1 for e in chain.elements if e in recovered) / len(chain.elements))
-        walked = _walks(chain.elements, _links_along(scenario, chain), nodes_of, pairs)
+        result = outcome(scenario, chain, nodes_of, pairs, labels, revealed_elements, revealed_links)
+        if canonical is not None:
+            result.completed_canonical = canonical[i]
+        outcomes.append(result)
+        walked = result.completed
         completed += int(walked)
         first, last = nodes_of.get(chain.elements[0], set()), nodes_of.get(chain.elements[-1], set())
         # A completed chain connects its ends by definition, also one without hidden links (a
         # repertory grid's set of elements), whose ends no edge joins.
         if walked or (first and last and (first & last or _connected(graph, first, last))):
             connected += 1
-    canonical = _canonical_chains(scenario, graph, nodes_of, pairs)
+    canonical_count = None if canonical is None else sum(canonical)
     total, n_links = len(scenario.elements), len(scenario.links)
     return RecallMetrics(
         elements_total=total,
@@ -172,8 +154,11 @@ def recall_metrics(
         chains_completed=completed,
         chains_connected=connected,
         chain_completion=_ratio(completed, len(scenario.chains)),
-        chains_completed_canonical=canonical,
-        chain_completion_canonical=None if canonical is None else _ratio(canonical, len(scenario.chains)),
+        chains_completed_canonical=canonical_count,
+        chain_completion_canonical=None
+        if canonical_count is None
+        else _ratio(canonical_count, len(scenario.chains)),
+        chains=outcomes,
         mean_chain_progress=statistics.fmean(progress) if progress else 0.0,
         nodes_total=len(graph.nodes),
         nodes_matched=len(matches),

@@ -7,6 +7,7 @@ Everything here is plain pydantic (JSON-serialisable) and filled from the public
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -161,6 +162,33 @@ class RunMeta(BaseModel):
     finished_at: datetime | None = None
 
 
+# Why a hidden chain's walk through the graph stopped (see `simulation.chains`).
+ChainBreakReason = Literal[
+    "not_revealed", "not_recovered", "split", "link_not_revealed", "link_not_recovered"
+]
+
+
+class ChainOutcome(BaseModel):
+    """One hidden chain: completed as a walk through the graph, or where and why the walk stopped."""
+
+    chain_id: str
+    kind: str
+    completed: bool
+    completed_canonical: bool | None = Field(
+        default=None,
+        description="Completed with each node read as its canonical slot (None when slots are off).",
+    )
+    reached: str | None = Field(
+        default=None, description="The last element the walk reached (None when it stopped at the first)."
+    )
+    stopped_at: str | None = Field(default=None, description="The element the walk could not reach.")
+    reason: ChainBreakReason | None = None
+    nodes: list[str] = Field(
+        default_factory=list,
+        description="For a split: the graph nodes that hold the element reached, as 'label (type)'.",
+    )
+
+
 class RecallMetrics(BaseModel):
     """Ground-truth recall of one run."""
 
@@ -189,6 +217,9 @@ class RecallMetrics(BaseModel):
         "other words completes the chain when both nodes share a slot (None when slots are off).",
     )
     chain_completion_canonical: float | None = None
+    chains: list[ChainOutcome] = Field(
+        default_factory=list, description="Each hidden chain: completed, or where and why its walk stopped."
+    )
     nodes_total: int
     nodes_matched: int
     node_precision: float = Field(description="Share of graph nodes that match some hidden element.")

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from simulation.records import RunMeta, RunMetrics, RunRecord
+from simulation.records import ChainOutcome, RunMeta, RunMetrics, RunRecord
 
 RECORD_FILE = "record.json"
 REPORT_FILE = "report.md"
@@ -121,6 +121,42 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
     ]
 
 
+# How each reason a chain stopped reads in the reports (keys: `ChainBreakReason`).
+CHAIN_REASONS = {
+    "not_revealed": "element never said",
+    "not_recovered": "element said, not in the graph",
+    "split": "element held by two nodes",
+    "link_not_revealed": "link never said",
+    "link_not_recovered": "link said, not in the graph",
+}
+
+
+def _chain_rows(chains: list[ChainOutcome]) -> list[str]:
+    """The report's table of hidden chains: completed, or where the walk stopped and why."""
+    if not chains:
+        return []
+    rows = [
+        "## Hidden chains",
+        "",
+        "Each chain walked through the graph (see `simulation/chains.py`): where a walk stopped, the "
+        "element it had reached, the one it could not reach, and why.",
+        "",
+        "| chain | kind | completed | over slots | stopped | why |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in chains:
+        slots = "–" if c.completed_canonical is None else ("yes" if c.completed_canonical else "no")
+        stopped = "" if c.completed else f"{c.reached or '(start)'} → {c.stopped_at}"
+        why = "" if c.reason is None else CHAIN_REASONS[c.reason]
+        if c.nodes:
+            why += ": " + "; ".join(c.nodes)
+        rows.append(
+            f"| {c.chain_id} | {c.kind} | {'yes' if c.completed else 'no'} | {slots} | {stopped} | "
+            f"{_cell(why, 240)} |"
+        )
+    return [*rows, ""]
+
+
 def _provenance(meta: RunMeta) -> str:
     if not meta.reproducible:
         return (
@@ -163,6 +199,7 @@ def markdown(record: RunRecord) -> str:
         "",
         "Persona behaviours: " + (", ".join(f"{k} {v}" for k, v in sorted(m.behaviours.items())) or "none"),
         "",
+        *_chain_rows(r.chains),
         "## Plots",
         "",
         "![graph growth](graph_growth.png)",
@@ -269,4 +306,29 @@ def index_markdown(records: Sequence[tuple[str, RunRecord]], title: str = "Simul
                 _after_nothing_left(ms),
             ]
             lines.append("| " + " | ".join(cells) + " |")
+    lines += _stops_by_concept(by_concept)
     return "\n".join(lines) + "\n"
+
+
+def _stops_by_concept(by_concept: dict[str, list[RunMetrics]]) -> list[str]:
+    """Per concept, how many hidden chains completed and why the others stopped."""
+    counts: dict[str, Counter[str]] = {
+        concept: Counter(c.reason or "completed" for m in ms for c in m.recall.chains)
+        for concept, ms in by_concept.items()
+    }
+    if not any(counts.values()):
+        return []  # records written before chains were diagnosed
+    keys = ["completed", *CHAIN_REASONS]
+    lines = [
+        "",
+        "## Where the chains stopped, per concept",
+        "",
+        "Hidden chains of all runs: completed, or why the walk through the graph stopped first.",
+        "",
+        "| concept | chains | " + " | ".join(["completed", *CHAIN_REASONS.values()]) + " |",
+        "|---|---:|" + "---:|" * len(keys),
+    ]
+    for concept in sorted(counts):
+        c = counts[concept]
+        lines.append(f"| {concept} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in keys) + " |")
+    return lines

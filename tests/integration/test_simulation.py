@@ -54,6 +54,10 @@ async def test_simulated_interview_recovers_ground_truth(tmp_path: Path, embedde
     assert recall.element_recall > 0
     assert recall.elements_recovered <= recall.elements_total == len(scenario.elements)
     assert record.metrics.questions.count == len(record.turns)
+    # every hidden chain is diagnosed, and its outcomes add up to the completion count
+    assert [c.chain_id for c in recall.chains] == [c.id for c in scenario.chains]
+    assert recall.chains_completed == sum(c.completed for c in recall.chains)
+    assert all(c.completed == (c.reason is None) for c in recall.chains)
 
     # the record, the report and the plots are on disk
     saved = json.loads((directory / "record.json").read_text(encoding="utf-8"))
@@ -110,3 +114,4 @@ async def test_the_same_run_spec_repeats_its_interview_on_a_fresh_store(
     assert first.metrics is not None and second.metrics is not None
     assert second.metrics.recall.element_recall == first.metrics.recall.element_recall
     assert second.metrics.recall.link_recall == first.metrics.recall.link_recall
+    assert second.metrics.recall.chains == first.metrics.recall.chains
