@@ -106,6 +106,8 @@ def link_candidates(
 
     for rel in relations:
         right = sorted(in_span(cands, rel.right), key=lambda c: abs(c.char_start - rel.marker_span.end))
+        if rel.relation.is_causal:
+            right = _told_of_first(right)
         left: list[Candidate | Endpoint] = []
         if rel.left is not None:
             left += _heads_first(doc, _nearest_first(in_span(cands, rel.left), rel.marker_span.start))
@@ -292,6 +294,28 @@ def _heads_first(doc: Doc, ordered: list[Candidate]) -> list[Candidate]:
             i, j = out.index(a), out.index(b)
             if j < i:
                 out.insert(j, out.pop(i))
+    return out
+
+
+def _told_of_first(ordered: list[Candidate]) -> list[Candidate]:
+    """`ordered` with what a clause tells of its subject ahead of the subject: in "… because the
+    energy drinks made me jittery" the reason is being made jittery, not the drinks (the clause
+    links the two itself)."""
+    out = list(ordered)
+    for subject in ordered:
+        if not subject.from_noun:
+            continue
+        for told in ordered:
+            if (
+                told.from_noun
+                or told.clause != subject.clause
+                or told.quote_start != subject.quote_end
+                or told.node_type == subject.node_type
+            ):
+                continue
+            i, j = out.index(subject), out.index(told)
+            if j > i:
+                out.insert(i, out.pop(j))
     return out
 
 

@@ -86,6 +86,46 @@ async def test_a_push_given_as_the_reason_serves_the_outcome_asked_about(
     assert ("spending too much on coffee", "serves", "spend less each month") in _edges(result)
 
 
+@pytest.mark.parametrize(
+    ("methodology", "text", "reason", "edge_type", "explained", "subject"),
+    [
+        # the reason is what the drinks did, a push, not the drinks themselves
+        (
+            "jobs_to_be_done",
+            "I want to reduce the chance of mistakes at 4am. That was because the energy drinks made me "
+            "jittery.",
+            "made me jittery",
+            "serves",
+            "reduce the chance of mistakes at 4am",
+            "energy drinks",
+        ),
+        # the ladder keeps its rungs: attribute -> functional -> psychosocial, not attribute -> psychosocial
+        (
+            "means_end_chain",
+            "I feel relaxed because the long battery life saves me time.",
+            "saves time",
+            "leads_to",
+            "feel relaxed",
+            "long battery life",
+        ),
+    ],
+)
+async def test_a_reason_told_of_a_subject_is_the_telling_not_the_subject(
+    offline_engine: ExtractionEngine,
+    methodology: str,
+    text: str,
+    reason: str,
+    edge_type: str,
+    explained: str,
+    subject: str,
+) -> None:
+    result = await _extract(offline_engine, methodology, text, question="Why does that matter to you?")
+    edges = _edges(result)
+    assert (reason, edge_type, explained) in edges, edges
+    assert not any(subject == s and explained == t for s, _, t in edges), edges
+    assert any(subject == s and reason == t for s, _, t in edges), edges  # the clause still joins the two
+
+
 async def test_that_points_back_to_the_clause_before(offline_engine: ExtractionEngine) -> None:
     result = await _extract(
         offline_engine,
