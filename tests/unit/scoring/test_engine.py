@@ -228,6 +228,21 @@ async def test_a_grid_ladders_up_from_a_construct_not_yet_laddered() -> None:
     assert ladder["sc2"] > ladder["sc1"]
 
 
+def _connected_graph(
+    *, nodes: int, edges: int, max_depth: int, avg_depth: float, chain_ratio: float
+) -> GraphMetrics:
+    """Graph metrics of a graph without orphans that holds a complete chain."""
+    return GraphMetrics(
+        node_count=nodes,
+        edge_count=edges,
+        orphan_count=0,
+        max_depth=max_depth,
+        avg_depth=avg_depth,
+        chain_completion_ratio=chain_ratio,
+        chain_completion_has_complete=True,
+    )
+
+
 def _grid_told_out_inputs() -> SignalInputs:
     """The same grid at turn 16 of 22: both constructs laddered and rated, the constructs checked
     back, and the last triad answered with "Nothing else comes to mind, really." after a run of
@@ -241,15 +256,7 @@ def _grid_told_out_inputs() -> SignalInputs:
         turn_number=16,
         max_turns=22,
         tracker=t,
-        graph=GraphMetrics(
-            node_count=10,
-            edge_count=9,
-            orphan_count=0,
-            max_depth=3,
-            avg_depth=1.8,
-            chain_completion_ratio=0.4,
-            chain_completion_has_complete=True,
-        ),
+        graph=_connected_graph(nodes=10, edges=9, max_depth=3, avg_depth=1.8, chain_ratio=0.4),
         answer="Nothing else comes to mind, really.",
         question="Of three video streaming services you have used, which two are alike in a way that "
         "matters to you, and how is the third different?",
@@ -357,15 +364,7 @@ def _two_incidents_told_inputs() -> SignalInputs:
         turn_number=12,
         max_turns=18,
         tracker=t,
-        graph=GraphMetrics(
-            node_count=8,
-            edge_count=6,
-            orphan_count=0,
-            max_depth=5,
-            avg_depth=2.5,
-            chain_completion_ratio=0.5,
-            chain_completion_has_complete=True,
-        ),
+        graph=_connected_graph(nodes=8, edges=6, max_depth=5, avg_depth=2.5, chain_ratio=0.5),
         answer="As I said, I had the scales and the tablets ready at home.",
         question="What was the situation around having the scales and the tablets ready?",
         strategy_history=("trace_actions", "set_scene", "elicit_incident", "trace_actions", "set_scene"),
