@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from simulation.records import ChainOutcome, RunMeta, RunMetrics, RunRecord
+from simulation.records import ChainBreakReason, ChainOutcome, RunMeta, RunMetrics, RunRecord
 
 RECORD_FILE = "record.json"
 REPORT_FILE = "report.md"
@@ -121,8 +121,8 @@ def _outcome_rows(record: RunRecord, m: RunMetrics) -> list[tuple[str, str]]:
     ]
 
 
-# How each reason a chain stopped reads in the reports (keys: `ChainBreakReason`).
-CHAIN_REASONS = {
+# How each reason a chain stopped reads in the reports.
+CHAIN_REASONS: dict[ChainBreakReason, str] = {
     "not_revealed": "element never said",
     "not_recovered": "element said, not in the graph",
     "split": "element held by two nodes",
@@ -318,17 +318,19 @@ def _stops_by_concept(by_concept: dict[str, list[RunMetrics]]) -> list[str]:
     }
     if not any(counts.values()):
         return []  # records written before chains were diagnosed
-    keys = ["completed", *CHAIN_REASONS]
+    columns: list[tuple[str, str]] = [("completed", "completed"), *CHAIN_REASONS.items()]
     lines = [
         "",
         "## Where the chains stopped, per concept",
         "",
         "Hidden chains of all runs: completed, or why the walk through the graph stopped first.",
         "",
-        "| concept | chains | " + " | ".join(["completed", *CHAIN_REASONS.values()]) + " |",
-        "|---|---:|" + "---:|" * len(keys),
+        "| concept | chains | " + " | ".join(title for _, title in columns) + " |",
+        "|---|---:|" + "---:|" * len(columns),
     ]
     for concept in sorted(counts):
         c = counts[concept]
-        lines.append(f"| {concept} | {sum(c.values())} | " + " | ".join(str(c[k]) for k in keys) + " |")
+        lines.append(
+            f"| {concept} | {sum(c.values())} | " + " | ".join(str(c[key]) for key, _ in columns) + " |"
+        )
     return lines

@@ -4,6 +4,7 @@ existing node the question is about (the anchor)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import pairwise, permutations
 
 from spacy.tokens import Doc
@@ -282,14 +283,12 @@ def _nearest_first(cands: list[Candidate], position: int) -> list[Candidate]:
     return sorted(cands, key=lambda c: abs(c.char_end - position))
 
 
-def _heads_first(doc: Doc, ordered: list[Candidate]) -> list[Candidate]:
-    """`ordered` with an item ahead of one that only says where it came from: in "I stopped using the
-    energy drinks from the vending machine because …" the reason is the drinks', not the machine's."""
+def _put_ahead(ordered: list[Candidate], ahead: Callable[[Candidate, Candidate], bool]) -> list[Candidate]:
+    """`ordered` with each item `a` moved just ahead of each other item `b` where `ahead(a, b)`."""
     out = list(ordered)
     for a in ordered:
         for b in ordered:
-            between = [t.lower_ for t in doc[a.quote_end : b.quote_start]]
-            if a is b or a.node_type != b.node_type or between not in _FROM:
+            if a is b or not ahead(a, b):
                 continue
             i, j = out.index(a), out.index(b)
             if j < i:
@@ -297,26 +296,31 @@ def _heads_first(doc: Doc, ordered: list[Candidate]) -> list[Candidate]:
     return out
 
 
+def _heads_first(doc: Doc, ordered: list[Candidate]) -> list[Candidate]:
+    """`ordered` with an item ahead of one that only says where it came from: in "I stopped using the
+    energy drinks from the vending machine because …" the reason is the drinks', not the machine's."""
+    return _put_ahead(
+        ordered,
+        lambda a, b: (
+            a.node_type == b.node_type and [t.lower_ for t in doc[a.quote_end : b.quote_start]] in _FROM
+        ),
+    )
+
+
 def _told_of_first(ordered: list[Candidate]) -> list[Candidate]:
     """`ordered` with what a clause tells of its subject ahead of the subject: in "… because the
     energy drinks made me jittery" the reason is being made jittery, not the drinks (the clause
     links the two itself)."""
-    out = list(ordered)
-    for subject in ordered:
-        if not subject.from_noun:
-            continue
-        for told in ordered:
-            if (
-                told.from_noun
-                or told.clause != subject.clause
-                or told.quote_start != subject.quote_end
-                or told.node_type == subject.node_type
-            ):
-                continue
-            i, j = out.index(subject), out.index(told)
-            if j > i:
-                out.insert(i, out.pop(j))
-    return out
+    return _put_ahead(
+        ordered,
+        lambda told, subject: (
+            subject.from_noun
+            and not told.from_noun
+            and told.clause == subject.clause
+            and told.quote_start == subject.quote_end
+            and told.node_type != subject.node_type
+        ),
+    )
 
 
 # What stands between an item and the place it came from ("energy drinks | from the | vending machine").

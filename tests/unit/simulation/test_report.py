@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import get_args
 
 from simulation import report
 from simulation.metrics import compute
-from simulation.records import GraphEdge, GraphNode, RunRecord
+from simulation.records import ChainBreakReason, GraphEdge, GraphNode, RunRecord
 from simulation.scenarios import Scenario
 from simulation.text import Lemmatizer
 from tests.unit.simulation.support import sample_record
@@ -83,6 +84,10 @@ def test_a_split_chain_names_the_nodes_that_hold_its_element(
     ) in text
     index = report.index_markdown([("r/report.md", record)])
     assert f"| {record.meta.concept_id} | 2 | 1 | 0 | 0 | 1 | 0 | 0 |" in index
+
+
+def test_every_reason_a_chain_stops_has_its_wording() -> None:
+    assert set(report.CHAIN_REASONS) == set(get_args(ChainBreakReason))
 
 
 def test_an_index_of_records_without_chain_outcomes_leaves_the_table_out(
