@@ -13,7 +13,7 @@ from bench.answers import FreshAnswers, answer
 from bench.drive import Client, FakeControl, SessionRun, TurnSample, run_session, throughput
 from bench.fake_provider import CallRecord
 from bench.procs import ServiceSet
-from bench.stats import critical_path, p50_p95, ratio, within
+from bench.stats import critical_path, p50_p95, ratio
 
 MIB = 1024.0
 
@@ -22,18 +22,22 @@ def analyse_turns(samples: Sequence[TurnSample], calls: Sequence[CallRecord]) ->
     """Latency, per-stage times, LLM round-trips and non-LLM overhead of sequential turns.
 
     Only valid when turns did not overlap (one session at a time): a call belongs to the turn
-    during which it started."""
-    intervals = [(c.start, c.end) for c in calls]
+    during which it started. Round-trips are counted by overlap in time, which reads them only when
+    a call lasts long enough for the calls made side by side to overlap: at 0 ms each call is over
+    in under a millisecond, so the count there is nearer the number of calls (`llm_calls_per_turn`
+    says which kinds they were)."""
     latencies, overheads, llm_ms, trips = [], [], [], []
     tokens: list[int] = []
+    kinds: Counter[str] = Counter()
     for s in samples:
-        turn_calls = within(intervals, s.start, s.end)
-        path = critical_path(turn_calls)
+        turn_calls = [c for c in calls if s.start <= c.start <= s.end]
+        path = critical_path([(c.start, c.end) for c in turn_calls])
         latencies.append(s.latency_ms)
         llm_ms.append(path.llm_s * 1000)
         overheads.append(s.latency_ms - path.llm_s * 1000)
         trips.append(path.round_trips)
-        tokens.append(sum(c.input_tokens for c in calls if s.start <= c.start <= s.end))
+        tokens.append(sum(c.input_tokens for c in turn_calls))
+        kinds.update(c.kind for c in turn_calls)
     stage_names = sorted({name for s in samples for name in s.stages})
     stages = {name: p50_p95([s.stages[name] for s in samples if name in s.stages]) for name in stage_names}
     out: dict[str, Any] = {
@@ -46,6 +50,9 @@ def analyse_turns(samples: Sequence[TurnSample], calls: Sequence[CallRecord]) ->
             "max": max(trips, default=0),
             "histogram": {str(k): v for k, v in sorted(Counter(trips).items())},
         },
+        "llm_calls_per_turn": {kind: round(n / len(samples), 2) for kind, n in sorted(kinds.items())}
+        if samples
+        else {},
         "input_tokens_per_turn": p50_p95([float(t) for t in tokens]),
         "stages_ms": stages,
         "per_turn": [

@@ -61,11 +61,6 @@ def critical_path(intervals: Sequence[tuple[float, float]]) -> CriticalPath:
     )
 
 
-def within(intervals: Iterable[tuple[float, float]], start: float, end: float) -> list[tuple[float, float]]:
-    """The intervals that started inside [start, end] (a call belongs to the turn it started in)."""
-    return [(s, e) for s, e in intervals if start <= s <= end]
-
-
 def ratio(numerator: float, denominator: float) -> float:
     """numerator / denominator rounded to 0.01 (NaN when the denominator is 0)."""
     return round(numerator / denominator, 2) if denominator else math.nan

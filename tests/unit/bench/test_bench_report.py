@@ -211,3 +211,20 @@ def test_pooled_rounds_are_named_with_each_pairs_ratio() -> None:
     markdown = render_markdown(report)
     assert "window medians 50.0 → 72.0 ms (×1.44)." in markdown
     assert "answered one after the other" not in markdown
+
+
+def test_round_trips_are_read_at_300_ms_and_calls_by_kind_at_0_ms() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    deferred = report["databases"]["sqlite"]["modes"]["deferred"]
+    # At 0 ms the overlap count reads calls (4), not the two round-trips the turn waits for.
+    deferred["llm_0ms"]["llm_round_trips"] = {"mode": 4, "max": 4}
+    deferred["llm_0ms"]["llm_calls_per_turn"] = {"extraction": 1.0, "rubric": 1.0, "slots": 0.95, "text": 1.0}
+    deferred["llm_300ms"]["llm_round_trips"] = {"mode": 2, "max": 3}
+    report["targets"] = targets(report)
+    markdown = render_markdown(report)
+    assert "| llm_300ms | sequential LLM round-trips | 2 (max 3) |" in markdown
+    assert (
+        "| llm_0ms | LLM calls started in the turn (mean, by kind) | "
+        "3.95 (extraction 1.00, rubric 1.00, slots 0.95, text 1.00) |"
+    ) in markdown
+    assert "4 (max 4)" not in markdown

@@ -11,7 +11,8 @@ import grpc.aio
 
 from bench.answers import answer
 from bench.drive import TurnSample
-from bench.scenarios import cold_start, paired_growth, window_growth
+from bench.fake_provider import CallRecord
+from bench.scenarios import analyse_turns, cold_start, paired_growth, window_growth
 
 
 def _sample(turn: int, stages: dict[str, int]) -> TurnSample:
@@ -32,6 +33,41 @@ def test_stage_medians_and_cpu_per_turn_of_both_windows() -> None:
     assert math.isnan(growth["stages_ms"]["strategy_selection"]["early"])
     assert growth["stages_ms"]["strategy_selection"]["late"] == 7.0
     assert growth["cpu_ms_per_turn"]["scoring"] == {"early": 5.0, "late": 9.0}
+
+
+def _call(kind: str, start: float, end: float, tokens: int = 10) -> CallRecord:
+    return CallRecord(0, kind, "anthropic", False, start, end, tokens, 5)
+
+
+def test_a_call_belongs_to_the_turn_it_started_in_and_counts_by_kind() -> None:
+    turns = [
+        TurnSample("s", 1, 0.0, 1.0, {}, True, 0, 3, 2),
+        TurnSample("s", 2, 2.0, 3.0, {}, True, 0, 3, 2),
+    ]
+    calls = [
+        # turn 1: extraction and rubric side by side (one round-trip), then the question
+        _call("extraction", 0.1, 0.4, tokens=100),
+        _call("rubric", 0.2, 0.5),
+        _call("text", 0.6, 0.9),
+        # a deferred discovery's call beside the question, ending after the turn: still turn 1's
+        _call("slots", 0.8, 1.5),
+        # turn 2: three calls one after the other
+        _call("extraction", 2.1, 2.2, tokens=100),
+        _call("rubric", 2.3, 2.4),
+        _call("text", 2.5, 2.6),
+    ]
+    out = analyse_turns(turns, calls)
+    per_turn = out["per_turn"]
+    assert [t["round_trips"] for t in per_turn] == [2, 3]
+    # turn 1: 0.1-0.5 and 0.6-1.5 merged; turn 2: 3 × 0.1 s
+    assert [t["llm_ms"] for t in per_turn] == [1300.0, 300.0]
+    assert [t["input_tokens"] for t in per_turn] == [130, 120]
+    assert out["llm_calls_per_turn"] == {"extraction": 1.0, "rubric": 1.0, "slots": 0.5, "text": 1.0}
+    assert out["llm_round_trips"]["histogram"] == {"2": 1, "3": 1}
+
+
+def test_no_turns_no_calls_per_turn() -> None:
+    assert analyse_turns([], [])["llm_calls_per_turn"] == {}
 
 
 def test_a_window_without_cpu_readings_is_left_out() -> None:

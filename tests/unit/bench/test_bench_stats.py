@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bench.stats import critical_path, merge_intervals, p50_p95, percentile, within
+from bench.stats import critical_path, merge_intervals, p50_p95, percentile
 
 
 @pytest.mark.parametrize(
@@ -40,9 +40,3 @@ def test_overlapping_calls_are_one_round_trip() -> None:
 def test_nested_and_touching_intervals_merge() -> None:
     assert merge_intervals([(0.0, 1.0), (0.2, 0.5), (1.0, 1.5), (2.0, 2.1)]) == [(0.0, 1.5), (2.0, 2.1)]
     assert critical_path([]).round_trips == 0
-
-
-def test_a_call_belongs_to_the_turn_it_started_in() -> None:
-    calls = [(0.5, 1.2), (1.5, 1.6), (2.5, 3.0)]
-    assert within(calls, 0.0, 2.0) == [(0.5, 1.2), (1.5, 1.6)]
-    assert within(calls, 2.0, 4.0) == [(2.5, 3.0)]
