@@ -374,6 +374,35 @@ class KnowledgeState:
 
         return min(fresh, key=rank)
 
+    def headless_chain(self, hints: tuple[str, ...], *, exclude: set[str] | None = None) -> Chain | None:
+        """An opened chain whose first element is not out yet: one entered midway.
+
+        A chain is opened by whichever of its elements comes out first, and that need not be its
+        head: "my friends can actually understand me on voice chat", told as the reason for keeping
+        up with them, opens the microphone's ladder without the microphone. Asked later what else
+        they look for, the person still has the microphone to name; `new_chain` has no chain left
+        for them, and without this they would say nothing else comes to mind. Lists, timelines and
+        journeys have their own ways on (`continue_list`, `next_timeline`). Ranked as `new_chain`
+        ranks: chains headed by an element the question named last, hinted types first."""
+        skip = exclude or set()
+        said = self.said()
+        entered = [
+            c
+            for c in self.chain_order
+            if c.id in self.opened
+            and c.kind not in ("elements", "timeline", "journey")
+            and c.elements[0] not in said
+            and any(e in said for e in c.elements[1:])
+        ]
+        if not entered:
+            return None
+
+        def rank(chain: Chain) -> tuple[int, int]:
+            head = self.scenario.element(chain.elements[0])
+            return (1 if head.id in skip else 0, 0 if head.node_type in hints else 1)
+
+        return min(entered, key=rank)
+
     def anchor_of(self, element: HiddenElement) -> HiddenElement:
         """`element` if it is on a chain, else the chain element it hangs off (an actor's incident)."""
         if any(element.id in c.elements for c in self.scenario.chains if c.kind != "elements"):

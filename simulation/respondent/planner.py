@@ -8,9 +8,10 @@
              from it to a told element of the hinted type; unhinted, such a link is said when the
              chain has no next level left); a rationalising persona holds
              back emotional levels until the element has been probed often enough;
-* explore  → a chain not opened yet, at its first level (a fixating persona returns to its
-             first chain instead, or says something new about its favourite when that chain has
-             nothing further);
+* explore  → a chain not opened yet, at its first level, else the head of a chain entered
+             midway (a later element told first); a fixating persona returns to its first chain
+             instead, or says something new about its favourite when that chain has nothing
+             further;
 * rate     → where elements fall on the focused construct (its unsaid placement links, also of
              elements named before), else as specific;
 * specific → a side element of a hinted type, else the hinted next level, else how the element
@@ -240,8 +241,10 @@ class Planner:
         listed = state.continue_list(hints) if hints[:1] == ("element",) else []
         if listed:
             return listed
-        # "what else did you try instead of X?" asks for something other than X
+        # "what else did you try instead of X?" asks for something other than X; with every chain
+        # opened, a chain entered midway still has its head to tell
         fresh = state.new_chain((), hints, exclude=named_any)
+        fresh = fresh or state.headless_chain(hints, exclude=named_any)
         if fresh is None:
             draft.add(nothing_new_sentence(rng))
             draft.nothing_left = True

@@ -258,3 +258,33 @@ def test_a_new_thread_opens_with_where_it_came_from_once_that_is_told(
     assert (first.source.id if first.source else None) == (told if link else None)
     state.mark([first], 2)
     assert set(state.revealed_links) == ({link} if link else set())
+
+
+def test_a_chain_entered_midway_is_offered_by_its_head_until_the_head_is_out(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    state = _state(mini_scenario, lemmatizer)
+    noise = next(c for c in mini_scenario.chains if c.id == "noise")
+    assert state.headless_chain(()) is None  # nothing opened yet: `new_chain` opens chains
+    state.mark([Step(mini_scenario.element("p_calm"), chain=noise)], 1)
+    assert state.headless_chain(()) is noise
+    assert state.headless_chain(("attribute",), exclude={"a_noise"}) is noise  # the only one
+    # named in passing, the head is out: the chain has no head left to tell
+    assert state.mention("Mostly the noise cancelling.", 2) == ["a_noise"]
+    assert state.headless_chain(()) is None
+
+
+def test_of_two_chains_entered_midway_the_one_the_question_named_comes_last(
+    mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    state = _state(mini_scenario, lemmatizer)
+    chains = {c.id: c for c in mini_scenario.chains}
+    state.mark(
+        [
+            Step(mini_scenario.element("f_focus"), chain=chains["noise"]),
+            Step(mini_scenario.element("f_charge"), chain=chains["battery"]),
+        ],
+        1,
+    )
+    assert state.headless_chain(("attribute",), exclude={"a_noise"}) is chains["battery"]
+    assert state.headless_chain(("attribute",), exclude={"a_battery"}) is chains["noise"]

@@ -651,3 +651,32 @@ def test_only_a_question_for_something_new_is_spent_by_nothing_else(
     r.respond("What else do you look for in headphones?", 2)
     assert r.log[-1].kind == "explore" and r.log[-1].revealed_elements == []
     assert r.log[-1].nothing_left is True
+
+
+def test_a_broad_question_brings_out_the_head_of_a_ladder_entered_midway(
+    plain_persona: Persona, mini_scenario: Scenario, lemmatizer: Lemmatizer
+) -> None:
+    r = OfflineRespondent(plain_persona, mini_scenario, seed=0, lemmatizer=lemmatizer)
+    chains = {c.id: c for c in mini_scenario.chains}
+    element, link = mini_scenario.element, mini_scenario.link_between
+    battery, charge = element("a_battery"), element("f_charge")
+    # the battery ladder told from its head; the noise ladder entered at its second rung, what the
+    # noise cancelling does, told without the noise cancelling itself
+    r.state.mark(
+        [
+            Step(battery, chain=chains["battery"]),
+            Step(charge, battery, link("a_battery", "f_charge"), chains["battery"]),
+            Step(element("f_focus"), chain=chains["noise"]),
+        ],
+        1,
+    )
+    assert set(r.state.opened) == {"battery", "noise"}  # no chain left unopened
+    answer = r.respond("What else do you look for in headphones?", 2)
+    turn = r.log[-1]
+    assert turn.kind == "explore"
+    assert turn.revealed_elements == ["a_noise"], answer
+    assert turn.nothing_left is False
+    # once the head is out, nothing of that kind is left
+    r.respond("What else do you look for in headphones?", 3)
+    assert r.log[-1].revealed_elements == []
+    assert r.log[-1].nothing_left is True
