@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from simulation.respondent.naming import Namer, Naming
-from simulation.scenarios import Chain, HiddenElement, HiddenLink, Scenario
+from simulation.scenarios import Chain, ChainKind, HiddenElement, HiddenLink, Scenario
 from simulation.text import Lemmatizer, coverage
 
 # Relations beside a ladder rather than up it: said when a question asks for them (a hint), never as
@@ -24,6 +24,9 @@ _SIDEWAYS = frozenset({"contrasts_with", "conflicts_with"})
 # A placement is a rating's business: a triad answered "I'd put Netflix firmly on the 'lots of
 # original shows' side. The opposite would be …" lost more links in the graph than it told.
 _OPENING = frozenset({"leads_to", "precedes", "gives_rise_to"})
+
+# Chains told step by step in their own order (`next_timeline` walks them on).
+_IN_ORDER: tuple[ChainKind, ...] = ("timeline", "journey")
 
 
 @dataclass(frozen=True)
@@ -329,7 +332,7 @@ class KnowledgeState:
     def next_timeline(self) -> list[Step]:
         """The next unrevealed step of a timeline/journey chain already opened, else an opener of one."""
         for chain in self.chain_order:
-            if chain.kind not in ("timeline", "journey") or chain.id not in self.opened:
+            if chain.kind not in _IN_ORDER or chain.id not in self.opened:
                 continue
             for i, ident in enumerate(chain.elements):
                 if ident not in self.revealed:
@@ -337,7 +340,7 @@ class KnowledgeState:
                     prev = self.scenario.element(chain.elements[i - 1]) if i else None
                     link = self.scenario.link_between(prev.id, ident) if prev else None
                     return [Step(el, prev, link, chain)]
-        fresh = self.new_chain(("timeline", "journey"), ())
+        fresh = self.new_chain(_IN_ORDER, ())
         return self.open_steps(fresh, ()) if fresh else []
 
     def new_chain(
@@ -390,7 +393,8 @@ class KnowledgeState:
             c
             for c in self.chain_order
             if c.id in self.opened
-            and c.kind not in ("elements", "timeline", "journey")
+            and c.kind != "elements"
+            and c.kind not in _IN_ORDER
             and c.elements[0] not in said
             and any(e in said for e in c.elements[1:])
         ]
