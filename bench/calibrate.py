@@ -20,6 +20,11 @@ the piece took about twice as long after 30 ms asleep (0.47-0.57 against 0.23-0.
 after 5 ms, +0.04 ms after 1 ms), with the process pinned to one core and with both cores kept
 busy by idle-priority spinners alike. Whatever the processor or the host loses while a process
 sleeps, no setting of the suite brings it back; only less work per wake-up, or fewer wake-ups.
+
+`host` names the processor the readings were taken on. The same workload's speed differs between
+the hosts a session may land on (2026-12-03: an AMD EPYC with a 32 MB L3 and AVX2, and one whose `lscpu`
+read a 480 MB L3, with a third of the pause cost), and the encoders' kernels depend on the vector
+instructions: a reading is compared with another taken on the same kind of processor.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from shared.gen.interview.common.v1 import common_pb2
@@ -124,10 +130,70 @@ def pause_cost(
     }
 
 
+# Widest first: the first of these flags /proc/cpuinfo lists names the processor's vector instructions.
+_VECTOR_FLAGS = (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("avx", "AVX"), ("sse4_2", "SSE4.2"))
+_SIZE_UNITS = {"K": 1, "M": 1024, "G": 1024 * 1024}
+
+
+def host(
+    cpuinfo: Path = Path("/proc/cpuinfo"), caches: Path = Path("/sys/devices/system/cpu/cpu0/cache")
+) -> dict[str, Any]:
+    """The processor: its model name, its last-level cache (level and KiB) and its widest vector
+    instructions; None for what this system does not tell (no /proc or /sys outside Linux)."""
+    model: str | None = None
+    vector: str | None = None
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "model name" and model is None:
+            model = value.strip() or None
+        elif key == "flags" and vector is None:
+            flags = set(value.split())
+            vector = next((name for flag, name in _VECTOR_FLAGS if flag in flags), None)
+    level, size = _last_level_cache(caches)
+    return {"cpu_model": model, "llc_level": level, "llc_kib": size, "vector_isa": vector}
+
+
+def _last_level_cache(caches: Path) -> tuple[int | None, int | None]:
+    """The highest cache level of one CPU and its size in KiB (sysfs writes sizes as "32768K")."""
+    best: tuple[int | None, int | None] = (None, None)
+    for index in sorted(caches.glob("index*")):
+        try:
+            level = int((index / "level").read_text())
+            raw = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        unit = _SIZE_UNITS.get(raw[-1:].upper())
+        digits = raw[:-1] if unit else raw
+        if not digits.isdigit():
+            continue
+        kib = int(digits) * unit if unit else int(digits) // 1024  # no unit: bytes
+        if best[0] is None or level > best[0]:
+            best = (level, kib)
+    return best
+
+
+def describe_host(info: dict[str, Any] | None) -> str:
+    """`host`'s reading in a few words ("AMD EPYC, L3 32 MiB, AVX2"); empty when nothing is known."""
+    if not info:
+        return ""
+    parts = [info.get("cpu_model") or ""]
+    kib, level = info.get("llc_kib"), info.get("llc_level")
+    if kib:
+        size = f"{kib // 1024} MiB" if kib >= 1024 and kib % 1024 == 0 else f"{kib} KiB"
+        parts.append(f"L{level} {size}" if level else f"cache {size}")
+    parts.append(info.get("vector_isa") or "")
+    return ", ".join(p for p in parts if p)
+
+
 def reading() -> dict[str, float]:
     """Both readings: the workload's speed (`measure`) and the cost of a pause (`pause_cost`)."""
     return {**measure(), **pause_cost()}
 
 
 if __name__ == "__main__":
-    print(json.dumps(reading()))
+    print(json.dumps({**reading(), "host": host()}))

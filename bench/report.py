@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bench.calibrate import describe_host
 from bench.stats import ratio
 
 OVERHEAD_TARGET_MS = 40.0
@@ -167,7 +168,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         "# Benchmark report",
         "",
-        f"{report['started']} · {report['machine']['cpus']} CPUs · Python {report['machine']['python']} · "
+        f"{report['started']} · {_cpus(report['machine'])} · Python {report['machine']['python']} · "
         f"suite {report.get('suite_wall_s', '–')} s",
         "",
         *_calibration_lines(report["machine"].get("calibration")),
@@ -189,6 +190,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     if micro:
         lines += ["", "## Micro-benchmarks", "", *_micro_section(micro)]
     return "\n".join(lines) + "\n"
+
+
+def _cpus(machine: dict[str, Any]) -> str:
+    """The CPU count, and the processor where the report knows it: "2 CPUs (AMD EPYC, L3 32 MiB, AVX2)"."""
+    described = describe_host(machine.get("host"))
+    return f"{machine['cpus']} CPUs ({described})" if described else f"{machine['cpus']} CPUs"
 
 
 def _span(turns: list[int] | None) -> str:

@@ -253,6 +253,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "platform": platform.platform(),
+            "host": calibrate.host(),
         },
         "llm_latencies_ms": [0, SLOW_MS],
         "plan": plan.__dict__,

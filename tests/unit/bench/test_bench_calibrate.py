@@ -3,9 +3,11 @@ a pause compares the same work after a sleep with the same work at once."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench.calibrate import measure, pause_cost, small_workload, workload
+from bench.calibrate import describe_host, host, measure, pause_cost, small_workload, workload
 
 
 def test_the_workload_is_deterministic_and_does_the_work() -> None:
@@ -55,3 +57,49 @@ def test_pause_cost_needs_a_round() -> None:
 def test_the_small_workload_is_a_smaller_piece_of_the_same_work() -> None:
     assert small_workload() == small_workload()
     assert 0 < small_workload() < workload()
+
+
+def _cache(root: Path, index: int, level: int, size: str) -> None:
+    entry = root / f"index{index}"
+    entry.mkdir(parents=True)
+    (entry / "level").write_text(f"{level}\n")
+    (entry / "size").write_text(f"{size}\n")
+
+
+def test_host_reads_the_model_the_last_level_cache_and_the_widest_vector_instructions(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx fma avx2\n\n"
+        "processor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse4_2 avx fma avx2\n"
+    )
+    caches = tmp_path / "cache"
+    _cache(caches, 0, 1, "32K")
+    _cache(caches, 1, 1, "32K")
+    _cache(caches, 3, 3, "32768K")  # made before index2: the highest level counts, not the last index
+    _cache(caches, 2, 2, "512K")
+    info = host(cpuinfo, caches)
+    assert info == {"cpu_model": "AMD EPYC", "llc_level": 3, "llc_kib": 32768, "vector_isa": "AVX2"}
+    assert describe_host(info) == "AMD EPYC, L3 32 MiB, AVX2"
+
+
+def test_host_prefers_avx512_and_reads_sizes_in_megabytes_or_bytes(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("model name\t: Intel Xeon\nflags\t\t: avx avx2 avx512f avx512bw\n")
+    caches = tmp_path / "cache"
+    _cache(caches, 0, 2, "2M")
+    assert host(cpuinfo, caches)["llc_kib"] == 2048
+    assert host(cpuinfo, caches)["vector_isa"] == "AVX-512"
+    bytes_only = tmp_path / "bytes"
+    _cache(bytes_only, 0, 3, str(1536 * 1024))
+    info = host(cpuinfo, bytes_only)
+    assert (info["llc_level"], info["llc_kib"]) == (3, 1536)
+    assert describe_host(info) == "Intel Xeon, L3 1536 KiB, AVX-512"
+
+
+def test_host_without_proc_or_sys_knows_nothing_and_describes_nothing(tmp_path: Path) -> None:
+    caches = tmp_path / "cache"
+    _cache(caches, 0, 3, "unknown")  # an unreadable size is skipped, not a crash
+    info = host(tmp_path / "no-cpuinfo", caches)
+    assert info == {"cpu_model": None, "llc_level": None, "llc_kib": None, "vector_isa": None}
+    assert describe_host(info) == ""
+    assert describe_host(None) == ""

@@ -172,6 +172,19 @@ def test_the_machine_speed_readings_head_the_report() -> None:
     assert "Machine speed" not in render_markdown(report)
 
 
+def test_the_processor_is_named_beside_the_cpu_count() -> None:
+    report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
+    amd = {"cpu_model": "AMD EPYC", "llc_level": 3, "llc_kib": 32768, "vector_isa": "AVX2"}
+    report["machine"]["host"] = amd
+    report["targets"] = targets(report)
+    assert " · 2 CPUs (AMD EPYC, L3 32 MiB, AVX2) · Python 3.11 · " in render_markdown(report)
+    # A report from before the host was read (or a system that does not tell) gives the count alone.
+    report["machine"]["host"] = {"cpu_model": None, "llc_level": None, "llc_kib": None, "vector_isa": None}
+    assert " · 2 CPUs · Python 3.11 · " in render_markdown(report)
+    del report["machine"]["host"]
+    assert " · 2 CPUs · Python 3.11 · " in render_markdown(report)
+
+
 def test_the_cost_of_a_pause_follows_the_machine_speed() -> None:
     report = _report(39.0, 21.0, 655.0, 1.4, 1.9)
     pause = {"pause_ms": 30.0, "after_pause_us": 570.0, "back_to_back_us": 310.0}
