@@ -24,6 +24,8 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from shared.embedding_passes import SharedPasses
+
 EMBEDDING_DIM = 384
 """Dimension of all-MiniLM-L6-v2 sentence embeddings."""
 
@@ -49,8 +51,9 @@ class Embedder:
 
     Two backends run the same weights: `onnx` (default; ONNX Runtime, 2-3× faster per call, see
     `shared.onnx_encoder`) and `torch` (sentence-transformers). Thread-safe: `aencode` runs the
-    model in a worker thread, and the small LRU cache of recently encoded texts is guarded by a
-    lock (labels repeat a lot across turns).
+    model in a worker thread, one pass at a time; callers that wait for the model at the same time
+    share the next pass (`shared.embedding_passes`); the small LRU cache of recently encoded texts
+    is guarded by a lock (labels repeat a lot across turns).
     """
 
     def __init__(
@@ -63,12 +66,14 @@ class Embedder:
         threads: int | None = 1,
         warm_up: bool = True,
         quantized: bool = False,
+        shared_pass_texts: int = _BATCH,
     ) -> None:
         """Load the model (a few seconds; the first `onnx` load also exports it into `cache_dir`);
         `threads` sets the intra-op thread count of either runtime (None keeps torch's default;
         ONNX Runtime then uses one); `warm_up` runs one forward pass now. `quantized` (onnx only)
         runs the int8 copy of the weights: for ranking queries, never for stored vectors
-        (`shared.onnx_encoder`)."""
+        (`shared.onnx_encoder`). `shared_pass_texts` caps the texts of one pass shared by callers
+        waiting at once (1: each caller gets a pass of its own; `shared.embedding_passes`)."""
         # Why the env var as well as local_files_only: some tokenizer/hub helpers consult it
         # directly; loading must never attempt a network call.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -91,14 +96,20 @@ class Embedder:
         self._cache: OrderedDict[str, FloatMatrix] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
-        self._model_lock = threading.Lock()
+        # The model is not documented as thread-safe: one pass at a time, shared by the callers
+        # waiting for it (`shared.embedding_passes`).
+        self._passes = SharedPasses(self._forward, batch=_BATCH, max_texts=shared_pass_texts)
         if warm_up:
             # The first forward pass pays one-off kernel and allocator set-up (~0.1-0.3 s), and the
             # first `cosine_matrix` the threadpoolctl library scan (~12 ms); pay both at start-up
             # rather than in the first request. Not cached: "warm up" is not a real label.
-            with self._model_lock:
-                vector = self._forward(["warm up"])
+            vector = self._passes.run(["warm up"])
             cosine_matrix(vector, vector)
+
+    @property
+    def pass_counts(self) -> tuple[int, int]:
+        """(forward passes run, encode requests they served) since start, the warm-up included."""
+        return self._passes.passes, self._passes.requests
 
     @property
     def dim(self) -> int:
@@ -119,11 +130,7 @@ class Embedder:
                     missing.setdefault(text, []).append(i)
         if missing:
             unique = list(missing)
-            # The model itself is not documented as thread-safe; serialise forward passes.
-            with self._model_lock:
-                vecs = np.concatenate(
-                    [self._forward(unique[i : i + _BATCH]) for i in range(0, len(unique), _BATCH)]
-                )
+            vecs = self._passes.run(unique)
             with self._lock:
                 for text, vec in zip(unique, vecs, strict=True):
                     for i in missing[text]:
