@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from services.question import english as en
 from shared.lemmas import own_lemma
+from shared.spacy_loading import import_spacy
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class WordForms:
     @classmethod
     def load(cls) -> WordForms:
         """From spaCy's English lookup tables (about a second; do it once per process)."""
+        import_spacy()  # without torch (`shared.spacy_loading`)
         from spacy.lookups import load_lookups  # heavy import: only when the tables are wanted
 
         lookups = load_lookups("en", ["lemma_lookup", "lemma_index"])
