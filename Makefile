@@ -7,6 +7,7 @@ STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 PROTOS := $(shell find protos -name '*.proto')
 GEN_STAMP := shared/gen/.stamp
+MODEL_STAMP := data/models/.exported
 # Where CPU-only PyTorch builds live, for a pip that has no `+cpu` wheel of its own (PyPI has none).
 TORCH_INDEX_URL ?= https://download.pytorch.org/whl/cpu
 # PostgreSQL for the tests: the variable wins; otherwise a local server if one answers.
@@ -27,10 +28,10 @@ help:
 	@echo "make trace    where a turn's time goes, call by call, from the services' spans (.bench/trace/)"
 	@echo "make simulate synthetic interviews, concept x persona (reports under reports/simulation/)"
 	@echo "make e2e      end-to-end tests; make e2e-compose the same against docker compose"
-	@echo "make install  virtualenv, packages, npm tools and generated code (every target runs it)"
+	@echo "make install  virtualenv, packages, npm tools, generated code, ONNX model (every target runs it)"
 	@echo "make clean    remove generated code, caches and benchmark output (not .venv, not data/)"
 
-install: $(STAMP) $(NODE_STAMP) $(GEN_STAMP)
+install: $(STAMP) $(NODE_STAMP) $(GEN_STAMP) $(MODEL_STAMP)
 
 # CPU torch first: a plain `torch` requirement would pull several GB of CUDA packages. The constraint
 # pins the `+cpu` build: found where pip is configured with it (a local wheel folder), else fetched
@@ -51,6 +52,13 @@ $(NODE_STAMP): package.json package-lock.json
 
 $(GEN_STAMP): $(PROTOS) scripts/gen_protos.py $(STAMP)
 	$(PY) scripts/gen_protos.py
+	touch $@
+
+# The embedding model's ONNX files (fp32, and int8 for queries), made once here rather than by the
+# services on their first start (in a child process and one at a time, `shared.model_export`, while
+# `make run` waits for them). Deleted files are made again by the services.
+$(MODEL_STAMP): $(STAMP) shared/onnx_encoder.py
+	$(PY) -m shared.onnx_encoder > /dev/null
 	touch $@
 
 protos: $(STAMP)

@@ -7,8 +7,10 @@ PyTorch model to ~1e-7; no quantisation, which moved similarities by up to 0.12)
 
 The ONNX file is exported once from the bundled model (PyTorch is needed only then) into a cache
 directory, under a name keyed by the model files, and written atomically, so services starting
-together never read a half-written file. Tokenisation uses the model's own `tokenizer.json` with
-the model's maximum sequence length; pooling is the model's mean pooling, then L2 normalisation.
+together never read a half-written file. A service that finds it missing makes it in a child
+process under a lock (`shared.model_export`): one export for all, and torch never in a service.
+Tokenisation uses the model's own `tokenizer.json` with the model's maximum sequence length;
+pooling is the model's mean pooling, then L2 normalisation.
 
 `quantized=True` runs an int8 copy of the same weights (dynamic quantisation of the export, made
 once beside it): ~2.5x faster on a whole answer (the fp32 pass reads all 42 MB of weights; it is
@@ -32,6 +34,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from shared.model_export import make_missing
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # Bump when the export below changes, so caches made by an older export are not reused.
@@ -182,21 +186,15 @@ class OnnxEncoder:
         if not pooling.get("pooling_mode_mean_tokens"):
             raise ValueError(f"{model_path}: only mean pooling is supported by the ONNX backend")
         max_length = int(json.loads((model_path / "sentence_bert_config.json").read_text())["max_seq_length"])
-        self.path = onnx_file_for(model_path, cache_dir)
-        if not self.path.exists():
-            try:
-                export_onnx(model_path, self.path)
-            except OSError:
-                # A read-only cache directory (a container without the baked export): export
-                # into the temporary directory instead of failing start-up.
-                self.path = Path(tempfile.gettempdir()) / "interview-suite-models" / self.path.name
-                if not self.path.exists():
-                    export_onnx(model_path, self.path)
-        if quantized:
-            target = quantized_file_for(self.path)
-            if not target.exists():
-                quantize_onnx(self.path, target)
-            self.path = target
+        export = onnx_file_for(model_path, cache_dir)
+        try:
+            make_missing(model_path, export, quantized_file_for(export) if quantized else None)
+        except OSError:
+            # A read-only cache directory (a container without the baked export): make the files
+            # in the temporary directory instead of failing start-up.
+            export = Path(tempfile.gettempdir()) / "interview-suite-models" / export.name
+            make_missing(model_path, export, quantized_file_for(export) if quantized else None)
+        self.path = quantized_file_for(export) if quantized else export
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -212,13 +210,7 @@ class OnnxEncoder:
         except Exception:
             # A damaged cache file (disk full, killed mid-copy by hand): make it again, once.
             self.path.unlink(missing_ok=True)
-            if quantized:
-                export = onnx_file_for(model_path, self.path.parent)
-                if not export.exists():
-                    export_onnx(model_path, export)
-                quantize_onnx(export, self.path)
-            else:
-                export_onnx(model_path, self.path)
+            make_missing(model_path, export, quantized_file_for(export) if quantized else None)
             self._session = onnxruntime.InferenceSession(
                 str(self.path), options, providers=["CPUExecutionProvider"]
             )
@@ -243,21 +235,24 @@ class OnnxEncoder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m shared.onnx_encoder [CACHE_DIR]`: export the bundled model and its int8 copy ahead
-    of time (images)."""
+    """`python -m shared.onnx_encoder [CACHE_DIR] [--model DIR] [--no-int8]`: export the model (the
+    bundled one by default) and its int8 copy ahead of time (images, `make install`); services run
+    it as a child process when their cache lacks them (`shared.model_export`)."""
     import argparse
 
     from shared.embeddings import default_model_path
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("cache_dir", nargs="?", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--model", type=Path, default=None, help="model directory (default: bundled)")
+    parser.add_argument("--no-int8", action="store_true", help="the fp32 export only")
     args = parser.parse_args(argv)
-    model_path = default_model_path()
+    model_path = args.model or default_model_path()
     target = onnx_file_for(model_path, args.cache_dir)
     if not target.exists():
         export_onnx(model_path, target)
     quantized = quantized_file_for(target)
-    if not quantized.exists():
+    if not args.no_int8 and not quantized.exists():
         quantize_onnx(target, quantized)
     print(target)
     return 0

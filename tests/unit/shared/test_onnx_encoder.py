@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from shared.embeddings import Embedder, cosine_matrix, default_model_path
+from shared.model_export import lock_file_for
 from shared.onnx_encoder import DEFAULT_CACHE_DIR, OnnxEncoder, main, onnx_file_for, quantized_file_for
 
 TEXTS = [
@@ -66,7 +67,9 @@ def test_export_is_made_once_and_reused(tmp_path: Path) -> None:
     model = default_model_path()
     first = OnnxEncoder(model, tmp_path)
     assert first.path == onnx_file_for(model, tmp_path) and first.path.exists()
-    assert [p.name for p in tmp_path.iterdir()] == [first.path.name]  # no temporary file left
+    # No temporary file left: the export and its hidden lock file (`shared.model_export`).
+    made = sorted([first.path.name, lock_file_for(first.path).name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == made
     # Readable by other users (a service may run as another user than the one that exported).
     assert first.path.stat().st_mode & stat.S_IROTH
     stamp = first.path.stat().st_mtime_ns
@@ -131,7 +134,8 @@ def test_the_int8_copy_is_made_once_beside_the_export_and_stays_close_to_fp32(
     quantized = OnnxEncoder(model, tmp_path, quantized=True)
     export = onnx_file_for(model, tmp_path)
     assert quantized.path == quantized_file_for(export) and quantized.path.exists() and export.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([export.name, quantized.path.name])
+    made = sorted([export.name, quantized.path.name, lock_file_for(export).name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == made
     stamp = quantized.path.stat().st_mtime_ns
     assert OnnxEncoder(model, tmp_path, quantized=True).path.stat().st_mtime_ns == stamp  # reused
     texts = [t for t in TEXTS if t]
